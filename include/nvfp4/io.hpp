@@ -1,0 +1,114 @@
+// Files and data formats the tools read and write: JSON, raw binaries, .npy, golden manifests,
+// and SHA-256 (golden files are checked against their recorded hash before use).
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nvfp4/error.hpp"
+
+namespace nvfp4 {
+
+// ---------------------------------------------------------------------------------------------
+// JSON: a small value type with an exact parser and a deterministic writer (keys keep insertion
+// order so reports diff cleanly).
+class Json {
+ public:
+  enum class Type { kNull, kBool, kNumber, kString, kArray, kObject };
+  Json() = default;
+  Json(std::nullptr_t) {}
+  Json(bool b) : type_(Type::kBool), b_(b) {}
+  Json(int v) : type_(Type::kNumber), n_(v) {}
+  Json(int64_t v) : type_(Type::kNumber), n_(static_cast<double>(v)) {}
+  Json(uint64_t v) : type_(Type::kNumber), n_(static_cast<double>(v)) {}
+  Json(double v) : type_(Type::kNumber), n_(v) {}
+  Json(const char* s) : type_(Type::kString), s_(s) {}
+  Json(std::string s) : type_(Type::kString), s_(std::move(s)) {}
+  static Json array() { Json j; j.type_ = Type::kArray; return j; }
+  static Json object() { Json j; j.type_ = Type::kObject; return j; }
+
+  Type type() const { return type_; }
+  bool is_null() const { return type_ == Type::kNull; }
+  bool as_bool() const { return b_; }
+  double as_number() const { return n_; }
+  int64_t as_int() const { return static_cast<int64_t>(n_); }
+  const std::string& as_string() const { return s_; }
+  const std::vector<Json>& items() const { return arr_; }
+  const std::vector<std::pair<std::string, Json>>& members() const { return obj_; }
+
+  Json& push(Json v) { type_ = Type::kArray; arr_.push_back(std::move(v)); return *this; }
+  Json& set(const std::string& k, Json v);
+  const Json* find(std::string_view k) const;
+  const Json& operator[](std::string_view k) const;  // null if absent
+  size_t size() const { return type_ == Type::kArray ? arr_.size() : obj_.size(); }
+
+  std::string dump(int indent = 1) const;
+  static Result<Json> parse(std::string_view text);
+
+ private:
+  void dump_to(std::string& out, int indent, int depth) const;
+  Type type_ = Type::kNull;
+  bool b_ = false;
+  double n_ = 0;
+  std::string s_;
+  std::vector<Json> arr_;
+  std::vector<std::pair<std::string, Json>> obj_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Files
+Result<std::vector<uint8_t>> read_file(const std::string& path);
+Result<std::string> read_text(const std::string& path);
+// Writes through a temporary name and renames, so a failed write leaves nothing partial behind.
+Status write_file(const std::string& path, const void* data, size_t n);
+Status write_text(const std::string& path, const std::string& text);
+Status make_dirs(const std::string& path);
+
+// .npy (version 1/2, little-endian, C order): dtype strings '<u2' (bf16 patterns), '|u1', '<f4',
+// '<i4'. bfloat16 arrays saved by ml_dtypes ('<V2' / 'bfloat16') read as u2 too.
+struct NpyArray {
+  std::string dtype;  // normalised: "u1", "u2", "f4", "i4"
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+};
+Result<NpyArray> read_npy(const std::string& path);
+Status write_npy(const std::string& path, const std::string& dtype, const std::vector<int64_t>& shape,
+                 const void* data, size_t nbytes);
+
+// ---------------------------------------------------------------------------------------------
+// SHA-256
+std::string sha256_hex(const void* data, size_t n);
+
+// ---------------------------------------------------------------------------------------------
+// Golden-vector files: a .bin of little-endian arrays described by a .json manifest.
+class GoldenFile {
+ public:
+  // Reads manifest + bin and checks the recorded sha256 of the bin before anything is used.
+  static Result<GoldenFile> open(const std::string& manifest_path);
+  struct Array {
+    std::string key, dtype, layout;
+    std::vector<int64_t> shape;
+    const uint8_t* data = nullptr;
+    size_t nbytes = 0;
+    int64_t count() const;
+    // A copy: manifest offsets need not be aligned for T.
+    template <typename T> std::vector<T> to_vector() const {
+      std::vector<T> v(nbytes / sizeof(T));
+      std::memcpy(v.data(), data, v.size() * sizeof(T));
+      return v;
+    }
+  };
+  Result<Array> get(const std::string& key) const;
+  std::vector<std::string> keys() const;
+  const Json& manifest() const { return manifest_; }
+
+ private:
+  Json manifest_;
+  std::shared_ptr<std::vector<uint8_t>> bin_;
+};
+
+}  // namespace nvfp4

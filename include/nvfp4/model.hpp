@@ -1,0 +1,106 @@
+// The bit-exact CPU model of the SM120/SM121 block-scaled MMA (NVFP4-SPEC.md §3) and the GEMM
+// oracle with explicit reduction contracts and epilogues (§4).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "nvfp4/error.hpp"
+#include "nvfp4/format.hpp"
+
+namespace nvfp4 {
+
+// ---------------------------------------------------------------------------------------------
+// Single MMA, m16n8k64, codes one per byte in logical K order, scales linear [row][4].
+//   a [16][64] u8 e2m1 · b [8][64] u8 e2m1 · sfa [16][4] ue4m3 · sfb [8][4] ue4m3 · c, d [16][8] f32
+void mma_m16n8k64(const uint8_t* a, const uint8_t* b, const uint8_t* sfa, const uint8_t* sfb,
+                  const float* c, float* d);
+// One output element of that MMA: a 64-code row of A, a 64-code column of B, 4 scales each.
+float mma_element(const uint8_t* a64, const uint8_t* b64, const uint8_t* sfa4, const uint8_t* sfb4, float c);
+// An independent evaluation of §3 in long double arithmetic, written from the spec text and
+// sharing no code with the fast model: the second opinion every fast path is checked against.
+float reference_mma_element(const uint8_t* a64, const uint8_t* b64, const uint8_t* sfa4,
+                            const uint8_t* sfb4, float c);
+
+// ---------------------------------------------------------------------------------------------
+// Reduction contracts (§4).
+enum class PartitionRule : uint8_t {
+  kCublas,   // chunk = ceil(ceil(K/G)/S) * G, remainder in the last slice
+  kCutlass,  // whole K tiles of G, the remainder tiles going to the first slices
+};
+enum class MergeMode : uint8_t {
+  kFp32,         // fp32 partials, forward fp32 sum ((p0 + p1) + p2) + ...      (COMPUTE_TYPE)
+  kBf16Partials, // each partial through the epilogue to bf16 first, then summed (OUTPUT_TYPE)
+  kBf16Serial,   // a serial chain in the output type: out = bf16(out + alpha*p_j) (INPLACE)
+};
+
+struct ReductionContract {
+  int splits = 1;       // 1 = sequential K
+  int grain = 64;       // K unit of the partition, a multiple of 64
+  PartitionRule rule = PartitionRule::kCublas;
+  MergeMode merge = MergeMode::kFp32;
+
+  static ReductionContract sequential() { return {}; }
+  static ReductionContract split_k(int s, int grain, PartitionRule r, MergeMode m) { return {s, grain, r, m}; }
+  bool is_sequential() const { return splits == 1; }
+  // Stable text form: "sequential" or "split_k:S:grain=G:cublas|cutlass:fp32|bf16_partials|bf16_serial".
+  std::string to_string() const;
+  static Result<ReductionContract> parse(std::string_view s);
+  // The K ranges [begin, end) of each slice, in elements; K is padded to 64 first. Empty slices
+  // (possible under the cuBLAS rule) are kept: they contribute +0 partials.
+  std::vector<std::pair<int64_t, int64_t>> slices(int64_t k) const;
+  bool same_partition(const ReductionContract& o, int64_t k) const { return slices(k) == o.slices(k); }
+};
+
+enum class Epilogue : uint8_t {
+  kAlphaBeforeBf16,  // D = bf16_rn(f32_rn(alpha * acc) [+ bias])  — CUTLASS/cuBLASLt default
+  kAlphaAfterBf16,   // D = bf16_rn(f32(bf16_rn(acc)) * alpha)      — alpha not fused
+};
+const char* to_string(Epilogue e);
+Result<Epilogue> parse_epilogue(std::string_view s);
+
+// Finishes one output from its K-slice partials under a contract and epilogue.
+//   raw:   the fp32 block-scaled product without alpha (bf16 merges: with alpha = 1)
+//   bf16:  the layer output
+struct MergedOutput {
+  float raw;
+  uint16_t bf16;
+};
+// bias: the output column's bias as f32, or -0.0f for none (x + -0 == x keeps signed zeros).
+MergedOutput merge_partials(const float* partials, int n, MergeMode m, Epilogue e, float alpha,
+                            float bias);
+
+// ---------------------------------------------------------------------------------------------
+// GEMM oracle: D[M][N] = A[M][K] · W[N][K]^T, A and W NVFP4 tensors in any nibble order / layout.
+struct GemmSpec {
+  std::vector<ReductionContract> contracts = {ReductionContract::sequential()};
+  Epilogue epilogue = Epilogue::kAlphaBeforeBf16;
+  float alpha = 1.0f;                 // usually s_a * s_w (f32_rn), §2.4
+  const uint16_t* bias = nullptr;     // optional [N] bf16
+  int threads = 0;
+};
+struct GemmResult {
+  ReductionContract contract;
+  std::vector<float> raw;      // [M][N] f32
+  std::vector<uint16_t> out;   // [M][N] bf16
+};
+// All contracts are evaluated in one pass: group sums are shared, only the accumulation differs.
+Result<std::vector<GemmResult>> gemm_oracle(const Tensor& a, const Tensor& w, const GemmSpec& spec);
+
+// The same, on a list of output coordinates only (sampling for huge shapes, explain's search).
+struct Coord {
+  int64_t m, n;
+};
+Result<std::vector<GemmResult>> gemm_oracle_at(const Tensor& a, const Tensor& w, const GemmSpec& spec,
+                                                const std::vector<Coord>& at);
+
+// Sequential-K through reference_mma_element: slow, independent; for sampled checks.
+Result<std::vector<float>> gemm_reference_at(const Tensor& a, const Tensor& w, const std::vector<Coord>& at);
+
+// Deterministic sample of output coordinates: the four corners, the edges' midpoints, then
+// pseudo-random ones (seeded), without repeats; at most M*N.
+std::vector<Coord> sample_coords(int64_t m, int64_t n, int64_t count, uint64_t seed);
+
+}  // namespace nvfp4

@@ -1,0 +1,45 @@
+// A minimal fork-join parallel loop over [0, n) in contiguous chunks (no global pool: the
+// library's heavy calls are coarse, so one spawn per call costs microseconds against seconds).
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+namespace nvfp4::detail {
+
+inline int default_threads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+// fn(begin, end, worker) is called on disjoint ranges covering [0, n); work is handed out in
+// chunks of `grain` from a shared counter so uneven rows still balance.
+template <typename Fn>
+void parallel_for(int64_t n, int64_t grain, int threads, Fn&& fn) {
+  if (n <= 0) return;
+  if (threads <= 0) threads = default_threads();
+  grain = std::max<int64_t>(grain, 1);
+  const int64_t chunks = (n + grain - 1) / grain;
+  threads = static_cast<int>(std::min<int64_t>(threads, chunks));
+  if (threads <= 1) {
+    fn(int64_t{0}, n, 0);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  auto worker = [&](int w) {
+    for (;;) {
+      const int64_t c = next.fetch_add(1);
+      if (c >= chunks) break;
+      fn(c * grain, std::min(n, (c + 1) * grain), w);
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (int w = 1; w < threads; ++w) pool.emplace_back(worker, w);
+  worker(0);
+  for (auto& t : pool) t.join();
+}
+
+}  // namespace nvfp4::detail

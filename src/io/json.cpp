@@ -1,0 +1,230 @@
+// JSON value, parser and writer (RFC 8259 subset that covers manifests and reports).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cctype>
+
+#include "nvfp4/io.hpp"
+
+namespace nvfp4 {
+
+Json& Json::set(const std::string& k, Json v) {
+  type_ = Type::kObject;
+  for (auto& kv : obj_)
+    if (kv.first == k) { kv.second = std::move(v); return *this; }
+  obj_.emplace_back(k, std::move(v));
+  return *this;
+}
+
+const Json* Json::find(std::string_view k) const {
+  for (auto& kv : obj_)
+    if (kv.first == k) return &kv.second;
+  return nullptr;
+}
+
+const Json& Json::operator[](std::string_view k) const {
+  static const Json kNull;
+  const Json* j = find(k);
+  return j ? *j : kNull;
+}
+
+namespace {
+void escape(std::string& out, const std::string& s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+void number(std::string& out, double v) {
+  if (!std::isfinite(v)) { out += "null"; return; }
+  if (v == std::floor(v) && std::fabs(v) < 9.007199254740992e15) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    out += buf;
+    return;
+  }
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);  // round-trips every double
+  out += buf;
+}
+}  // namespace
+
+void Json::dump_to(std::string& out, int indent, int depth) const {
+  const std::string nl = indent > 0 ? "\n" + std::string(static_cast<size_t>(indent * (depth + 1)), ' ') : "";
+  const std::string nl_end = indent > 0 ? "\n" + std::string(static_cast<size_t>(indent * depth), ' ') : "";
+  switch (type_) {
+    case Type::kNull: out += "null"; break;
+    case Type::kBool: out += b_ ? "true" : "false"; break;
+    case Type::kNumber: number(out, n_); break;
+    case Type::kString: escape(out, s_); break;
+    case Type::kArray: {
+      // Arrays of scalars stay on one line: shapes and coordinates read better that way.
+      bool flat = true;
+      for (auto& v : arr_) flat = flat && v.type_ != Type::kArray && v.type_ != Type::kObject;
+      out += '[';
+      for (size_t i = 0; i < arr_.size(); ++i) {
+        if (i) out += flat ? ", " : ",";
+        if (!flat) out += nl;
+        arr_[i].dump_to(out, indent, depth + 1);
+      }
+      if (!flat && !arr_.empty()) out += nl_end;
+      out += ']';
+      break;
+    }
+    case Type::kObject: {
+      out += '{';
+      for (size_t i = 0; i < obj_.size(); ++i) {
+        if (i) out += ',';
+        out += nl;
+        escape(out, obj_[i].first);
+        out += indent > 0 ? ": " : ":";
+        obj_[i].second.dump_to(out, indent, depth + 1);
+      }
+      if (!obj_.empty()) out += nl_end;
+      out += '}';
+      break;
+    }
+  }
+}
+
+std::string Json::dump(int indent) const {
+  std::string out;
+  dump_to(out, indent, 0);
+  return out;
+}
+
+namespace {
+struct Parser {
+  std::string_view s;
+  size_t i = 0;
+  std::string err;
+
+  void ws() { while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r')) ++i; }
+  bool fail(const std::string& m) { if (err.empty()) err = m + " at offset " + std::to_string(i); return false; }
+
+  bool str(std::string& out) {
+    if (i >= s.size() || s[i] != '"') return fail("expected string");
+    ++i;
+    while (i < s.size() && s[i] != '"') {
+      char c = s[i++];
+      if (c == '\\') {
+        if (i >= s.size()) return fail("bad escape");
+        char e = s[i++];
+        switch (e) {
+          case 'n': out += '\n'; break;
+          case 't': out += '\t'; break;
+          case 'r': out += '\r'; break;
+          case 'b': out += '\b'; break;
+          case 'f': out += '\f'; break;
+          case 'u': {
+            if (i + 4 > s.size()) return fail("bad \\u escape");
+            unsigned cp = static_cast<unsigned>(std::strtoul(std::string(s.substr(i, 4)).c_str(), nullptr, 16));
+            i += 4;
+            if (cp < 0x80) out += static_cast<char>(cp);
+            else if (cp < 0x800) { out += static_cast<char>(0xC0 | (cp >> 6)); out += static_cast<char>(0x80 | (cp & 0x3F)); }
+            else { out += static_cast<char>(0xE0 | (cp >> 12)); out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)); out += static_cast<char>(0x80 | (cp & 0x3F)); }
+            break;
+          }
+          default: out += e;
+        }
+      } else {
+        out += c;
+      }
+    }
+    if (i >= s.size()) return fail("unterminated string");
+    ++i;
+    return true;
+  }
+
+  bool value(Json& out, int depth) {
+    if (depth > 64) return fail("nesting too deep");
+    ws();
+    if (i >= s.size()) return fail("unexpected end");
+    char c = s[i];
+    if (c == '{') {
+      ++i;
+      out = Json::object();
+      ws();
+      if (i < s.size() && s[i] == '}') { ++i; return true; }
+      for (;;) {
+        ws();
+        std::string k;
+        if (!str(k)) return false;
+        ws();
+        if (i >= s.size() || s[i] != ':') return fail("expected ':'");
+        ++i;
+        Json v;
+        if (!value(v, depth + 1)) return false;
+        out.set(k, std::move(v));
+        ws();
+        if (i < s.size() && s[i] == ',') { ++i; continue; }
+        if (i < s.size() && s[i] == '}') { ++i; return true; }
+        return fail("expected ',' or '}'");
+      }
+    }
+    if (c == '[') {
+      ++i;
+      out = Json::array();
+      ws();
+      if (i < s.size() && s[i] == ']') { ++i; return true; }
+      for (;;) {
+        Json v;
+        if (!value(v, depth + 1)) return false;
+        out.push(std::move(v));
+        ws();
+        if (i < s.size() && s[i] == ',') { ++i; continue; }
+        if (i < s.size() && s[i] == ']') { ++i; return true; }
+        return fail("expected ',' or ']'");
+      }
+    }
+    if (c == '"') {
+      std::string v;
+      if (!str(v)) return false;
+      out = Json(std::move(v));
+      return true;
+    }
+    if (s.substr(i, 4) == "true") { i += 4; out = Json(true); return true; }
+    if (s.substr(i, 5) == "false") { i += 5; out = Json(false); return true; }
+    if (s.substr(i, 4) == "null") { i += 4; out = Json(); return true; }
+    size_t j = i;
+    while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || s[j] == '-' || s[j] == '+' ||
+                            s[j] == '.' || s[j] == 'e' || s[j] == 'E'))
+      ++j;
+    if (j == i) return fail("unexpected character");
+    std::string num(s.substr(i, j - i));
+    char* end = nullptr;
+    double v = std::strtod(num.c_str(), &end);
+    if (end != num.c_str() + num.size()) return fail("bad number");
+    i = j;
+    out = Json(v);
+    return true;
+  }
+};
+}  // namespace
+
+Result<Json> Json::parse(std::string_view text) {
+  Parser p{text};
+  Json out;
+  if (!p.value(out, 0)) return io_error("invalid JSON: " + p.err);
+  p.ws();
+  if (p.i != text.size()) return io_error("invalid JSON: trailing characters at offset " + std::to_string(p.i));
+  return out;
+}
+
+}  // namespace nvfp4

@@ -1,0 +1,9 @@
+/* The measured rcp.approx.ftz.f32 table (NVFP4-SPEC.md §2.1), embedded byte for byte. */
+    .section .rodata
+    .balign 64
+    .globl nvfp4_rcp_table_begin
+    .globl nvfp4_rcp_table_end
+nvfp4_rcp_table_begin:
+    .incbin "rcp_approx_ftz_f32_sm90.bin"  /* found through -Wa,-I<src/quant> */
+nvfp4_rcp_table_end:
+    .section .note.GNU-stack,"",@progbits
