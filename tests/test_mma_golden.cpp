@@ -72,7 +72,8 @@ TEST_P(MmaGolden, FastModelAndReferenceBitExact) {
   EXPECT_EQ(bad_ref, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Golden, MmaGolden, ::testing::ValuesIn(mma_groups()));
+INSTANTIATE_TEST_SUITE_P(Golden, MmaGolden, ::testing::ValuesIn(mma_groups()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 TEST(GemmChainGolden, SequentialAlphaAndSplit2BitExact) {
   auto g = GoldenFile::open(golden_path("mma/gemm_chain.json"));

@@ -1,7 +1,6 @@
 // NVFP4 formats: E2M1 codes, UE4M3 block scales, bf16, nibble orders, scale layouts.
 // Every rule here implements NVFP4-SPEC.md §1 (formats) unless a comment names another section.
 #pragma once
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,8 +15,16 @@ namespace nvfp4 {
 
 // ---------------------------------------------------------------------------------------------
 // Bit casts and small helpers
-inline uint32_t f32_bits(float f) { return std::bit_cast<uint32_t>(f); }
-inline float f32_from_bits(uint32_t u) { return std::bit_cast<float>(u); }
+inline uint32_t f32_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float f32_from_bits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
 constexpr int64_t roundup(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 constexpr int64_t ceil_div(int64_t x, int64_t m) { return (x + m - 1) / m; }
 

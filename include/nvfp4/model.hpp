@@ -76,17 +76,20 @@ MergedOutput merge_partials(const float* partials, int n, MergeMode m, Epilogue 
 // GEMM oracle: D[M][N] = A[M][K] · W[N][K]^T, A and W NVFP4 tensors in any nibble order / layout.
 struct GemmSpec {
   std::vector<ReductionContract> contracts = {ReductionContract::sequential()};
-  Epilogue epilogue = Epilogue::kAlphaBeforeBf16;
+  std::vector<Epilogue> epilogues = {Epilogue::kAlphaBeforeBf16};
   float alpha = 1.0f;                 // usually s_a * s_w (f32_rn), §2.4
   const uint16_t* bias = nullptr;     // optional [N] bf16
   int threads = 0;
 };
 struct GemmResult {
   ReductionContract contract;
+  Epilogue epilogue = Epilogue::kAlphaBeforeBf16;
   std::vector<float> raw;      // [M][N] f32
   std::vector<uint16_t> out;   // [M][N] bf16
 };
-// All contracts are evaluated in one pass: group sums are shared, only the accumulation differs.
+// All contracts and epilogues are evaluated in one pass: group sums are computed once per chunk
+// and slices shared between contracts are accumulated once. Results are ordered contract-major:
+// index = contract * epilogues.size() + epilogue.
 Result<std::vector<GemmResult>> gemm_oracle(const Tensor& a, const Tensor& w, const GemmSpec& spec);
 
 // The same, on a list of output coordinates only (sampling for huge shapes, explain's search).

@@ -208,9 +208,12 @@ Result<std::vector<GemmResult>> run(const Tensor& a, const Tensor& w, const Gemm
     for (const Coord& c : *at)
       if (c.m < 0 || c.m >= M || c.n < 0 || c.n >= N) return invalid_argument("output coordinate out of range");
 
-  std::vector<GemmResult> res(spec.contracts.size());
+  if (spec.epilogues.empty()) return invalid_argument("no epilogue given");
+  const size_t ne = spec.epilogues.size();
+  std::vector<GemmResult> res(spec.contracts.size() * ne);
   for (size_t i = 0; i < res.size(); ++i) {
-    res[i].contract = spec.contracts[i];
+    res[i].contract = spec.contracts[i / ne];
+    res[i].epilogue = spec.epilogues[i % ne];
     res[i].raw.assign(count, 0.0f);
     res[i].out.assign(count, 0);
   }
@@ -251,10 +254,12 @@ Result<std::vector<GemmResult>> run(const Tensor& a, const Tensor& w, const Gemm
           for (size_t c = 0; c < plan.contract_slots.size(); ++c) {
             const auto& slots = plan.contract_slots[c];
             for (size_t j = 0; j < slots.size(); ++j) partials[j] = sc.slot[slots[j]];
-            const MergedOutput mo = merge_partials(partials, static_cast<int>(slots.size()), spec.contracts[c].merge,
-                                                   spec.epilogue, spec.alpha, bias);
-            res[c].raw[out_idx] = mo.raw;
-            res[c].out[out_idx] = mo.bf16;
+            for (size_t e = 0; e < ne; ++e) {
+              const MergedOutput mo = merge_partials(partials, static_cast<int>(slots.size()), spec.contracts[c].merge,
+                                                     spec.epilogues[e], spec.alpha, bias);
+              res[c * ne + e].raw[out_idx] = mo.raw;
+              res[c * ne + e].out[out_idx] = mo.bf16;
+            }
           }
         };
         if (at) {

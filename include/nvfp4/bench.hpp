@@ -1,0 +1,34 @@
+// GPU benchmarks: every NVFP4 kernel against cuBLAS bf16 of the same shape in the same process
+// (median of many CUDA-event-timed runs after warm-up, weights rotated over copies larger than L2).
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nvfp4/error.hpp"
+#include "nvfp4/io.hpp"
+#include "nvfp4/validate.hpp"
+
+namespace nvfp4 {
+
+struct BenchOptions {
+  int64_t rows = 128;
+  std::vector<LinearShape> linears = minimax_h3_linears();
+  std::vector<std::string> backends = {"gpu-model", "sm120-emulated", "sm120-native", "cublaslt"};
+  int iters = 30;
+  int warmup = 5;
+  bool quantizer = true;
+  int64_t quant_rows = 16384, quant_cols = 5376;
+  std::string command;  // recorded in the JSON
+  std::string commit;
+};
+
+// Rows of `shape | us | TFLOP/s | GB/s | x cuBLAS-bf16` go to `print`; the JSON holds them all with
+// the device, driver, commit, date and command.
+Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const std::string&)>& print);
+
+// Self-check of the CPU emulation of rcp.approx.ftz.f32: runs the real instruction on every
+// mantissa of [1, 2) and counts disagreements with rcp_approx_ftz (0 expected).
+Result<int64_t> gpu_rcp_mismatches();
+
+}  // namespace nvfp4

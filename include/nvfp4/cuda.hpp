@@ -1,0 +1,61 @@
+// GPU entry points. Every call works in a binary built without CUDA or on a machine without a GPU:
+// it then returns an kUnsupported status with a one-line reason.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nvfp4/error.hpp"
+#include "nvfp4/format.hpp"
+#include "nvfp4/model.hpp"
+#include "nvfp4/quant.hpp"
+
+namespace nvfp4 {
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int64_t memory_bytes = 0;
+  int64_t l2_bytes = 0;
+  int64_t smem_per_block_optin = 0;
+};
+struct CudaInfo {
+  bool built_with_cuda = false;
+  std::string built_targets;   // e.g. "sm_90a sm_120a sm_121a"
+  int runtime_version = 0;     // e.g. 13000
+  int driver_version = 0;
+  std::vector<DeviceInfo> devices;
+  std::string error;           // why no device is usable, when there is none
+};
+CudaInfo cuda_info();
+// The first GPU, or an error saying why there is none.
+Result<DeviceInfo> cuda_device();
+
+// ---------------------------------------------------------------------------------------------
+// GPU quantizer, recipe comfy-cuda (NVFP4-SPEC.md §2.1) with the real PTX instructions.
+Result<Tensor> quantize_gpu(const uint16_t* x, int64_t rows, int64_t cols, float global_scale,
+                            const QuantizeOptions& opt);
+
+// ---------------------------------------------------------------------------------------------
+// GPU GEMM backends. All follow the sequential-K contract and the alpha-before-bf16 epilogue.
+enum class GpuGemmKernel {
+  kModel,           // any GPU: integer group sums + the §3 model step, one thread per output
+  kSm120Native,     // SM120/SM121: mma.sync kind::mxf4nvf4 block_scale (needs a Blackwell GPU)
+  kSm120Emulated,   // the same SM120 kernel source with the MMA replaced by its exact emulation
+};
+const char* to_string(GpuGemmKernel k);
+Result<GpuGemmKernel> parse_gpu_kernel(std::string_view s);
+// The kernels this machine can run (empty without a GPU).
+std::vector<GpuGemmKernel> available_gpu_kernels();
+
+struct GpuGemmOutput {
+  std::vector<float> raw;      // [M][N] fp32 accumulators (sequential K)
+  std::vector<uint16_t> out;   // [M][N] bf16 = bf16_rn(f32_rn(alpha * acc) [+ bias])
+  double kernel_ms = 0;        // one launch, CUDA events
+};
+Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias,
+                               GpuGemmKernel kernel);
+
+}  // namespace nvfp4

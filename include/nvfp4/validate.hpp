@@ -1,0 +1,120 @@
+// The P0 validation harness (the GB10 status report, NVFP4-SPEC.md §10), the synthetic inputs it
+// runs on, and the contract search behind `nvfp4 explain`.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nvfp4/error.hpp"
+#include "nvfp4/io.hpp"
+#include "nvfp4/model.hpp"
+
+namespace nvfp4 {
+
+// ---------------------------------------------------------------------------------------------
+// The MiniMax H3 linears (§8).
+struct LinearShape {
+  std::string name;
+  int64_t n = 0, k = 0;
+};
+const std::vector<LinearShape>& minimax_h3_linears();
+Result<LinearShape> find_linear(const std::string& name);  // full name or qkv/out/fc1/fc2
+Result<std::vector<LinearShape>> parse_shapes(const std::string& spec);  // "name:N:K,..." or "NxK,..."
+
+// Seeded synthetic bf16 tensors, bit-reproducible on every machine (integer RNG, no libm):
+// activations: products of two normals with per-channel magnitudes 2^-3..2^3 and ~1% outlier
+// channels x32 (like silu(gate) * up); weights: N(0, 0.02) with per-row magnitudes 2^-2..2^2.
+std::vector<uint16_t> synthetic_activation(int64_t rows, int64_t cols, uint64_t seed);
+std::vector<uint16_t> synthetic_weight(int64_t rows, int64_t cols, uint64_t seed);
+
+// One linear layer's NVFP4 operands, made exactly as ComfyUI makes them: comfy-cuda recipe, the
+// activation's dynamic global scale and the weight's f32(bf16(amax/2688)), alpha = f32_rn(s_x * s_w).
+struct LayerProblem {
+  LinearShape shape;
+  int64_t m = 0;
+  Tensor a, w;
+  float s_x = 0, s_w = 0, alpha = 0;
+  Json inputs;  // where the bf16 tensors came from (seeds or files) and the scales' bits
+};
+// Synthetic inputs are seeded per linear name, so one linear gets the same tensors whether it is
+// validated alone or with the others. inputs_dir: read <dir>/<name>.x.npy and <dir>/<name>.w.npy.
+Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t seed, const std::string& inputs_dir);
+
+// ---------------------------------------------------------------------------------------------
+// A side of the comparison: where the GEMM runs and under which contract.
+struct Backend {
+  std::string name;  // cpu-oracle | cpu-reference | gpu-model | sm120-emulated | sm120-native | cublaslt
+  ReductionContract contract = ReductionContract::sequential();
+  std::string describe() const;
+};
+Result<Backend> parse_backend(const std::string& s);  // "name" or "name@contract"
+
+struct ValidateOptions {
+  int64_t rows = 128;
+  std::vector<LinearShape> linears = minimax_h3_linears();
+  uint64_t seed = 1234;
+  std::vector<Backend> candidates;   // empty = default (every GPU backend, else the CPU oracle)
+  Backend reference;                 // default: cpu-oracle sequential (cpu-reference when the candidate is the oracle)
+  bool reference_given = false;
+  int64_t sample = 4096;             // outputs checked when a side is sampled
+  std::string out_dir = "validate-out";
+  std::string inputs_dir;            // <linear>.x.npy / <linear>.w.npy bf16 instead of synthetic
+  ReductionContract sensitivity = ReductionContract::split_k(2, 256, PartitionRule::kCublas, MergeMode::kFp32);
+  std::function<void(const std::string&)> progress;  // human progress lines
+};
+
+struct Comparison {
+  int64_t compared = 0;
+  bool raw_equal = false, fused_equal = false;
+  double raw_max_abs = 0, raw_mean_abs = 0, fused_max_abs = 0, fused_mean_abs = 0;
+  int64_t raw_diff_count = 0, fused_diff_count = 0;
+  Json first_diffs = Json::array();   // [{m, n, candidate_raw, reference_raw, candidate_bf16, reference_bf16}]
+  Json ulp_histogram = Json::object();  // bf16 output differences in units in the last place
+};
+
+struct LinearReport {
+  std::string linear;
+  int64_t m = 0, n = 0, k = 0;
+  Comparison cmp;
+  Json sensitivity;  // sequential vs the sensitivity contract, on the reference oracle's outputs
+  Json json;         // the full per-linear report
+};
+
+struct ValidateReport {
+  std::vector<LinearReport> linears;
+  Json summary;
+  bool pass = false;
+};
+
+// Runs every candidate against the reference; writes <out_dir>/<linear>[-<candidate>].json and
+// <out_dir>/summary.json.
+Result<ValidateReport> run_validate(const ValidateOptions& opt);
+
+// ---------------------------------------------------------------------------------------------
+// Contract search (`nvfp4 explain`).
+struct ExplainOptions {
+  std::vector<int> splits = {2, 3, 4, 5, 6, 7, 8};
+  std::vector<int> grains = {64, 128, 256, 512, 1024};
+  int64_t sample = 2048;   // outputs used to screen every candidate
+  int top = 8;             // closest candidates reported
+  uint64_t seed = 99;
+};
+struct ExplainCandidate {
+  ReductionContract contract;
+  Epilogue epilogue = Epilogue::kAlphaBeforeBf16;
+  int64_t sample_diffs = 0;
+  int64_t full_diffs = -1;  // -1: not evaluated on every output
+};
+struct ExplainResult {
+  bool bf16_dump = true;
+  int64_t candidates = 0;
+  std::vector<ExplainCandidate> exact;    // reproduce the dump bit for bit on every output
+  std::vector<ExplainCandidate> closest;  // best by differing-element count
+  Json to_json() const;
+};
+// dump: [M][N] bf16 patterns (bf16_dump) or f32 bit patterns (raw accumulators, no alpha).
+Result<ExplainResult> explain_contract(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias,
+                                       const std::vector<uint32_t>& dump, bool bf16_dump, const ExplainOptions& opt);
+
+}  // namespace nvfp4

@@ -1,0 +1,98 @@
+// Device arithmetic with the rounding named: every step the GPU paths take is one PTX instruction
+// chosen here, never a compiler contraction (the build has no --use_fast_math, and a*b+c is never
+// written where two roundings are meant).
+#pragma once
+#include <cstdint>
+
+namespace nvfp4::cuda {
+
+// mul.rn.ftz.f32: IEEE multiply, subnormal inputs and outputs flushed (NVFP4-SPEC.md §2.1 fmul_ftz)
+__device__ __forceinline__ float fmul_rn_ftz(float a, float b) {
+  float d;
+  asm("mul.rn.ftz.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
+// rcp.approx.ftz.f32 (MUFU.RCP): the instruction the comfy-cuda kernel's fast-math reciprocal became
+__device__ __forceinline__ float rcp_approx_ftz(float a) {
+  float d;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(a));
+  return d;
+}
+// min.ftz.f32: a NaN operand yields the other operand
+__device__ __forceinline__ float fmin_ftz(float a, float b) {
+  float d;
+  asm("min.ftz.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
+// max.f32 ignoring NaN, no flush: the amax of §2.1 step 1 (bf16 subnormals stay exact)
+__device__ __forceinline__ float fmax_nan_ignored(float a, float b) {
+  float d;
+  asm("max.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
+// cvt.rn.satfinite.e4m3x2.f32 on one value: e4m3_rn_sat (§1). The instruction packs two; we
+// keep the low byte, which comes from the second source operand.
+__device__ __forceinline__ uint8_t e4m3_rn_sat(float v) {
+  uint16_t packed;
+  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(packed) : "f"(0.0f), "f"(v));
+  return static_cast<uint8_t>(packed & 0xFF);
+}
+__device__ __forceinline__ float e4m3_to_f32(uint8_t b) {
+  const int e = (b >> 3) & 0xF, m = b & 7;
+  // Built from bits: exact for every code (no library exp2 whose accuracy we would have to trust).
+  const float mag = e == 0 ? __int2float_rn(m) * 0x1p-9f : __uint_as_float(static_cast<uint32_t>(e + 120) << 23 | static_cast<uint32_t>(m) << 20);
+  return (b & 0x80) ? -mag : mag;
+}
+// e2m1_rn_sat (§1): thresholds, ties to the even code, NaN -> +6.
+__device__ __forceinline__ uint32_t e2m1_rn_sat(float v) {
+  if (v != v) return 0x7;
+  const float a = fabsf(v);
+  uint32_t c = (a > 0.25f) + (a >= 0.75f) + (a > 1.25f) + (a >= 1.75f) + (a > 2.5f) + (a >= 3.5f) + (a > 5.0f);
+  return c | ((__float_as_uint(v) >> 28) & 0x8u);
+}
+// bf16_rn with the same bit recipe as the host (format.hpp), so NaN payloads agree too.
+__device__ __forceinline__ uint16_t bf16_rn(float f) {
+  uint32_t u = __float_as_uint(f);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);
+  u += 0x7FFFu + ((u >> 16) & 1u);
+  return static_cast<uint16_t>(u >> 16);
+}
+__device__ __forceinline__ float bf16_to_f32(uint16_t h) { return __uint_as_float(static_cast<uint32_t>(h) << 16); }
+
+// alpha-before-bf16 epilogue (§4): two separately rounded operations, never an FMA.
+__device__ __forceinline__ uint16_t epilogue_alpha_before_bf16(float acc, float alpha, float bias) {
+  return bf16_rn(__fadd_rn(__fmul_rn(alpha, acc), bias));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact group sums from packed lo_first E2M1 bytes: each byte becomes two int8 "2 * value"
+// (exact small integers) and dp4a sums products (|4 * product| <= 144, group sums <= 2304).
+__device__ __forceinline__ uint32_t unpack_2x_e2m1_pair(uint32_t byte) {
+  // 2 * e2m1 value of one nibble as an int8 byte: codes 0..7 -> 0,1,2,3,4,6,8,12; sign bit negates.
+  auto one = [](uint32_t n) -> uint32_t {
+    const uint32_t mag = (0xC8643210u >> (4 * (n & 7))) & 0xF;  // nibble table of 0,1,2,3,4,6,8,12
+    return ((n & 8) ? (0u - mag) : mag) & 0xFFu;
+  };
+  return one(byte & 0xF) | (one(byte >> 4) << 8);
+}
+// 4 packed bytes (8 codes) -> two words of four int8 each
+__device__ __forceinline__ void unpack_word(uint32_t w, uint32_t& lo, uint32_t& hi) {
+  lo = unpack_2x_e2m1_pair(w & 0xFF) | (unpack_2x_e2m1_pair((w >> 8) & 0xFF) << 16);
+  hi = unpack_2x_e2m1_pair((w >> 16) & 0xFF) | (unpack_2x_e2m1_pair(w >> 24) << 16);
+}
+// Exact sum of 4 * products over 8 codes held in one packed word of each operand.
+__device__ __forceinline__ int32_t dot8(uint32_t a, uint32_t b) {
+  uint32_t a0, a1, b0, b1;
+  unpack_word(a, a0, a1);
+  unpack_word(b, b0, b1);
+  return __dp4a(static_cast<int>(a0), static_cast<int>(b0), __dp4a(static_cast<int>(a1), static_cast<int>(b1), 0));
+}
+// Whether any of the 8 products of two packed words is non-zero (a code is zero iff its low 3
+// bits are): the zero rule of §3 step 3 needs to tell all-zero groups from cancelling ones.
+__device__ __forceinline__ bool any_product8(uint32_t a, uint32_t b) {
+  const uint32_t na = (a | (a >> 1) | (a >> 2)) & 0x11111111u;
+  const uint32_t nb = (b | (b >> 1) | (b >> 2)) & 0x11111111u;
+  return (na & nb) != 0;
+}
+
+}  // namespace nvfp4::cuda

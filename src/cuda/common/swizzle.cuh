@@ -1,0 +1,15 @@
+// The 128x4 block-scale swizzle (NVFP4-SPEC.md §1) on the device.
+#pragma once
+#include <cstdint>
+
+namespace nvfp4::cuda {
+// Offset of logical scale (r, c) in a swizzled buffer whose padded scale width is cp.
+__device__ __forceinline__ int64_t swizzled_offset(int64_t r, int64_t c, int64_t cp) {
+  return ((r / 128) * (cp / 4) + (c / 4)) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + (c % 4);
+}
+// The four scales of row r for K chunk q (64 elements) are contiguous: one 32-bit load, byte j =
+// K block j, which is exactly the scale register the block-scaled MMA takes.
+__device__ __forceinline__ uint32_t load_chunk_scales(const uint8_t* sf, int64_t r, int64_t q, int64_t cp) {
+  return *reinterpret_cast<const uint32_t*>(sf + swizzled_offset(r, 4 * q, cp));
+}
+}  // namespace nvfp4::cuda

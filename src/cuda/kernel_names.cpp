@@ -1,0 +1,22 @@
+// Names of the GPU GEMM kernels, shared by CUDA and CPU-only builds.
+#include "nvfp4/cuda.hpp"
+
+namespace nvfp4 {
+
+const char* to_string(GpuGemmKernel k) {
+  switch (k) {
+    case GpuGemmKernel::kModel: return "gpu-model";
+    case GpuGemmKernel::kSm120Native: return "sm120-native";
+    case GpuGemmKernel::kSm120Emulated: return "sm120-emulated";
+  }
+  return "?";
+}
+
+Result<GpuGemmKernel> parse_gpu_kernel(std::string_view s) {
+  if (s == "gpu-model") return GpuGemmKernel::kModel;
+  if (s == "sm120-native") return GpuGemmKernel::kSm120Native;
+  if (s == "sm120-emulated") return GpuGemmKernel::kSm120Emulated;
+  return invalid_argument("unknown GPU kernel '" + std::string(s) + "' (expected gpu-model, sm120-native or sm120-emulated)");
+}
+
+}  // namespace nvfp4

@@ -1,0 +1,178 @@
+// Host side of the GPU paths: device discovery, buffers, layout preparation, launches, timing.
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+#include "common/check.cuh"
+#include "common/kernels.hpp"
+#include "nvfp4/cuda.hpp"
+
+namespace nvfp4 {
+
+namespace {
+std::string built_targets() {
+#ifdef NVFP4_CUDA_TARGETS
+  return NVFP4_CUDA_TARGETS;
+#else
+  return "sm_90a sm_120a sm_121a";
+#endif
+}
+bool is_blackwell_consumer(const DeviceInfo& d) { return d.cc_major == 12 && (d.cc_minor == 0 || d.cc_minor == 1); }
+bool has_kernels_for(const DeviceInfo& d) {
+  // Real machine code only (no PTX): sm_90 and sm_120/121 are what we build.
+  return (d.cc_major == 9 && d.cc_minor == 0) || is_blackwell_consumer(d);
+}
+}  // namespace
+
+CudaInfo cuda_info() {
+  CudaInfo info;
+  info.built_with_cuda = true;
+  info.built_targets = built_targets();
+  cudaRuntimeGetVersion(&info.runtime_version);
+  cudaDriverGetVersion(&info.driver_version);
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    info.error = std::string("no CUDA device: ") + cudaGetErrorString(e);
+    cudaGetLastError();
+    return info;
+  }
+  for (int i = 0; i < n; ++i) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
+    DeviceInfo d;
+    d.index = i;
+    d.name = p.name;
+    d.cc_major = p.major;
+    d.cc_minor = p.minor;
+    d.sm_count = p.multiProcessorCount;
+    d.memory_bytes = static_cast<int64_t>(p.totalGlobalMem);
+    d.l2_bytes = p.l2CacheSize;
+    d.smem_per_block_optin = static_cast<int64_t>(p.sharedMemPerBlockOptin);
+    info.devices.push_back(d);
+  }
+  if (info.devices.empty()) info.error = "no CUDA device found";
+  return info;
+}
+
+Result<DeviceInfo> cuda_device() {
+  const CudaInfo info = cuda_info();
+  if (info.devices.empty()) return unsupported(info.error.empty() ? "no CUDA device" : info.error);
+  const DeviceInfo& d = info.devices.front();
+  if (!has_kernels_for(d))
+    return unsupported("GPU " + d.name + " (compute capability " + std::to_string(d.cc_major) + "." +
+                       std::to_string(d.cc_minor) + ") is not supported: kernels are built for " + info.built_targets);
+  return d;
+}
+
+Result<Tensor> quantize_gpu(const uint16_t* x, int64_t rows, int64_t cols, float global_scale, const QuantizeOptions& opt) {
+  if (opt.recipe != Recipe::kComfyCuda)
+    return unsupported("quantize_gpu: only recipe comfy-cuda runs on the GPU (the eager recipes are CPU references)");
+  if (x == nullptr) return invalid_argument("quantize_gpu: input pointer is null");
+  if (rows <= 0 || cols <= 0) return invalid_argument("quantize_gpu: shape must be positive");
+  if (!opt.pad && (rows % 16 != 0 || cols % 16 != 0))
+    return invalid_argument("quantize_gpu: shape [" + std::to_string(rows) + ", " + std::to_string(cols) +
+                            "] is not a multiple of 16; ask for padding (--pad) to zero-fill to 16");
+  if (!std::isfinite(global_scale) || global_scale < 0.0f)
+    return invalid_argument("quantize_gpu: global scale must be finite and >= 0");
+  NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
+  (void)dev;
+  Tensor t;
+  t.geom = Geometry::of(rows, cols);
+  t.nibbles = opt.nibbles;
+  t.scale_layout = opt.scale_layout;
+  t.global_scale = global_scale;
+  t.data.resize(t.geom.data_bytes());
+  t.scales.resize(t.geom.scale_bytes(opt.scale_layout));
+  cuda::DeviceBuffer<uint16_t> dx;
+  cuda::DeviceBuffer<uint8_t> dd, ds;
+  NVFP4_TRY(dx.alloc(rows * cols));
+  NVFP4_TRY(dd.alloc(t.data.size()));
+  NVFP4_TRY(ds.alloc(t.scales.size()));
+  NVFP4_CUDA_TRY(cudaMemcpy(dx.get(), x, dx.bytes(), cudaMemcpyHostToDevice));
+  NVFP4_CUDA_TRY(cudaMemset(ds.get(), 0, ds.bytes()));  // padding bytes of the swizzled layout
+  NVFP4_TRY(cuda::launch_quantize_comfy(dx.get(), rows, cols, global_scale, dd.get(), ds.get(),
+                                        opt.nibbles == NibbleOrder::kHiFirst,
+                                        opt.scale_layout == ScaleLayout::kSwizzled128x4, nullptr));
+  NVFP4_CUDA_TRY(cudaDeviceSynchronize());
+  NVFP4_CUDA_TRY(cudaMemcpy(t.data.data(), dd.get(), dd.bytes(), cudaMemcpyDeviceToHost));
+  NVFP4_CUDA_TRY(cudaMemcpy(t.scales.data(), ds.get(), ds.bytes(), cudaMemcpyDeviceToHost));
+  return t;
+}
+
+std::vector<GpuGemmKernel> available_gpu_kernels() {
+  auto d = cuda_device();
+  if (!d.is_ok()) return {};
+  std::vector<GpuGemmKernel> k = {GpuGemmKernel::kModel, GpuGemmKernel::kSm120Emulated};
+  if (is_blackwell_consumer(d.value())) k.insert(k.begin(), GpuGemmKernel::kSm120Native);
+  return k;
+}
+
+Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias, GpuGemmKernel kernel) {
+  NVFP4_TRY(a.check());
+  NVFP4_TRY(w.check());
+  if (a.geom.cols != w.geom.cols)
+    return invalid_argument("K mismatch: activation has K = " + std::to_string(a.geom.cols) + ", weight has K = " +
+                            std::to_string(w.geom.cols));
+  NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
+  if (kernel == GpuGemmKernel::kSm120Native && !is_blackwell_consumer(dev))
+    return unsupported("kernel sm120-native needs an SM120/SM121 GPU (compute capability 12.0/12.1); this is " + dev.name +
+                       " (" + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
+                       "): use sm120-emulated to run the same kernel with the MMA emulated");
+  const int64_t M = a.geom.rows, N = w.geom.rows;
+  const int64_t k64 = roundup(a.geom.cols16, 64), lda = k64 / 2;
+  // Operands as the kernels read them: lo_first, K padded to 64, 128x4 swizzled scales.
+  auto prepare = [&](const Tensor& t, std::vector<uint8_t>& data, std::vector<uint8_t>& sf) {
+    const Tensor lo = t.with(NibbleOrder::kLoFirst, ScaleLayout::kSwizzled128x4);
+    data.assign(t.geom.rows * lda, 0);
+    for (int64_t r = 0; r < t.geom.rows; ++r)
+      std::memcpy(&data[r * lda], &lo.data[r * lo.geom.row_bytes()], lo.geom.row_bytes());
+    sf = lo.scales;  // roundup(rows16,128) x roundup(K16/16,4) = K64/16 columns
+  };
+  std::vector<uint8_t> ha, hw, hsa, hsw;
+  prepare(a, ha, hsa);
+  prepare(w, hw, hsw);
+  cuda::DeviceBuffer<uint8_t> da, dw, dsa, dsw;
+  cuda::DeviceBuffer<uint16_t> dbias, dout;
+  cuda::DeviceBuffer<float> draw;
+  NVFP4_TRY(da.alloc(ha.size()));
+  NVFP4_TRY(dw.alloc(hw.size()));
+  NVFP4_TRY(dsa.alloc(hsa.size()));
+  NVFP4_TRY(dsw.alloc(hsw.size()));
+  NVFP4_TRY(draw.alloc(M * N));
+  NVFP4_TRY(dout.alloc(M * N));
+  NVFP4_CUDA_TRY(cudaMemcpy(da.get(), ha.data(), ha.size(), cudaMemcpyHostToDevice));
+  NVFP4_CUDA_TRY(cudaMemcpy(dw.get(), hw.data(), hw.size(), cudaMemcpyHostToDevice));
+  NVFP4_CUDA_TRY(cudaMemcpy(dsa.get(), hsa.data(), hsa.size(), cudaMemcpyHostToDevice));
+  NVFP4_CUDA_TRY(cudaMemcpy(dsw.get(), hsw.data(), hsw.size(), cudaMemcpyHostToDevice));
+  if (bias) {
+    NVFP4_TRY(dbias.alloc(N));
+    NVFP4_CUDA_TRY(cudaMemcpy(dbias.get(), bias, N * 2, cudaMemcpyHostToDevice));
+  }
+  cuda::GemmOperands op{da.get(), dw.get(), dsa.get(), dsw.get(), M, N, k64, alpha, bias ? dbias.get() : nullptr,
+                        draw.get(), dout.get()};
+  cudaEvent_t ev0, ev1;
+  NVFP4_CUDA_TRY(cudaEventCreate(&ev0));
+  NVFP4_CUDA_TRY(cudaEventCreate(&ev1));
+  NVFP4_CUDA_TRY(cudaEventRecord(ev0));
+  Status st = kernel == GpuGemmKernel::kModel ? cuda::launch_gemm_model(op, nullptr)
+                                              : cuda::launch_sm120_gemm(op, kernel == GpuGemmKernel::kSm120Emulated,
+                                                                        dev.sm_count, nullptr);
+  cudaEventRecord(ev1);
+  const cudaError_t sync = cudaEventSynchronize(ev1);
+  float ms = 0;
+  cudaEventElapsedTime(&ms, ev0, ev1);
+  cudaEventDestroy(ev0);
+  cudaEventDestroy(ev1);
+  NVFP4_TRY(st);
+  if (sync != cudaSuccess) return cuda_error(std::string("GEMM kernel failed: ") + cudaGetErrorString(sync));
+  GpuGemmOutput out;
+  out.kernel_ms = ms;
+  out.raw.resize(M * N);
+  out.out.resize(M * N);
+  NVFP4_CUDA_TRY(cudaMemcpy(out.raw.data(), draw.get(), M * N * sizeof(float), cudaMemcpyDeviceToHost));
+  NVFP4_CUDA_TRY(cudaMemcpy(out.out.data(), dout.get(), M * N * 2, cudaMemcpyDeviceToHost));
+  return out;
+}
+
+}  // namespace nvfp4

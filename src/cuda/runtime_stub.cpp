@@ -1,0 +1,30 @@
+// GPU entry points of a build without CUDA: each one says so, and nothing crashes.
+#include "nvfp4/cuda.hpp"
+
+namespace nvfp4 {
+
+namespace detail_stub {
+constexpr const char* kWhy = "this build of nvfp4 has no CUDA support (nvcc was not found at configure time)";
+}  // namespace detail_stub
+using detail_stub::kWhy;
+
+CudaInfo cuda_info() {
+  CudaInfo info;
+  info.error = kWhy;
+  return info;
+}
+Result<DeviceInfo> cuda_device() { return unsupported(kWhy); }
+Result<Tensor> quantize_gpu(const uint16_t*, int64_t, int64_t, float, const QuantizeOptions&) { return unsupported(kWhy); }
+std::vector<GpuGemmKernel> available_gpu_kernels() { return {}; }
+Result<GpuGemmOutput> gemm_gpu(const Tensor&, const Tensor&, float, const uint16_t*, GpuGemmKernel) {
+  return unsupported(kWhy);
+}
+
+}  // namespace nvfp4
+
+#include "nvfp4/bench.hpp"
+
+namespace nvfp4 {
+Result<Json> run_bench(const BenchOptions&, const std::function<void(const std::string&)>&) { return unsupported(kWhy); }
+Result<int64_t> gpu_rcp_mismatches() { return unsupported(kWhy); }
+}  // namespace nvfp4

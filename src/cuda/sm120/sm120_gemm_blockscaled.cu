@@ -1,0 +1,165 @@
+// NVFP4 GEMM for SM120/SM121 (RTX 50, GB10) on the native block-scaled MMA
+//   mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3
+// persistent over output tiles, sequential K (one accumulator per output, +0 start, k64 chunks in
+// increasing K: the §4 "sequential" contract), fused alpha-before-bf16 epilogue.
+//
+// The same source builds an emulated variant in which only the MMA instruction is replaced by an
+// exact software emulation that reads the very same fragment registers (§5's maps) and runs the
+// §3 model: on a Hopper GPU it validates this kernel's tiling, fragment loads, scale selection and
+// epilogue bit for bit against the CPU oracle. On sm_120a/sm_121a the native variant issues the
+// real instruction.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "../../model/mma_step.hpp"
+#include "../common/check.cuh"
+#include "../common/kernels.hpp"
+#include "../common/numerics.cuh"
+#include "../common/swizzle.cuh"
+
+namespace nvfp4::cuda {
+
+namespace {
+
+constexpr int kWarps = 4;
+constexpr int kThreads = kWarps * 32;
+constexpr int kWarpM = 16;                 // one m16 MMA row block per warp
+constexpr int kWarpN8 = 4;                 // four n8 MMAs per warp
+constexpr int kTileM = kWarps * kWarpM;    // 64
+constexpr int kTileN = kWarpN8 * 8;        // 32
+constexpr int kChunkBytes = 32;            // 64 E2M1 codes per row per MMA
+static_assert(kTileM == 64 && kTileN == 32, "tile shape is part of the kernel's identity");
+static_assert(kChunkBytes * 2 == 64, "k64 per MMA");
+
+#if defined(__CUDA_ARCH_FEAT_SM120_ALL) || defined(__CUDA_ARCH_FEAT_SM121_ALL)
+#define NVFP4_HAVE_NATIVE_MXF4NVF4 1
+#endif
+
+__device__ __forceinline__ void mma_native(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                                           const float (&c)[4], uint32_t sfa, uint32_t sfb) {
+#if defined(NVFP4_HAVE_NATIVE_MXF4NVF4)
+  // Scale selectors 0 (byte-id 0, thread-id 0), as CUTLASS passes them (§5).
+  asm volatile(
+      "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3 "
+      "{%0,%1,%2,%3},{%4,%5,%6,%7},{%8,%9},{%10,%11,%12,%13},{%14},{%15,%16},{%17},{%18,%19};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+        "f"(c[3]), "r"(sfa), "h"(uint16_t{0}), "h"(uint16_t{0}), "r"(sfb), "h"(uint16_t{0}), "h"(uint16_t{0}));
+#else
+  __trap();  // the host never launches the native variant on a GPU without the instruction
+#endif
+}
+
+// One element: 8 packed words of an A row and of a B column (word j = K 8j..8j+7), scale registers.
+__device__ __forceinline__ float emulated_element(const uint32_t (&ar)[8], const uint32_t (&bc)[8], uint32_t sa,
+                                                  uint32_t sb, float c) {
+  int32_t p4[4];
+  bool any[4];
+#pragma unroll
+  for (int g = 0; g < 4; ++g) {
+    p4[g] = dot8(ar[2 * g], bc[2 * g]) + dot8(ar[2 * g + 1], bc[2 * g + 1]);
+    any[g] = any_product8(ar[2 * g], bc[2 * g]) || any_product8(ar[2 * g + 1], bc[2 * g + 1]);
+  }
+  const uint8_t sab[4] = {uint8_t(sa), uint8_t(sa >> 8), uint8_t(sa >> 16), uint8_t(sa >> 24)};
+  const uint8_t sbb[4] = {uint8_t(sb), uint8_t(sb >> 8), uint8_t(sb >> 16), uint8_t(sb >> 24)};
+  return model::mma_element(p4, any, sab, sbb, c);
+}
+
+// The instruction's semantics from the fragments alone (§5): every lane gathers the full rows and
+// columns its four outputs need from the lanes that hold them.
+__device__ __forceinline__ void mma_emulated(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                                             const float (&c)[4], uint32_t sfa, uint32_t sfb) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  uint32_t row0[8], row1[8], col0[8], col1[8];
+#pragma unroll
+  for (int tt = 0; tt < 4; ++tt) {
+    const int src_a = 4 * g + tt;            // a0/a2: row g, a1/a3: row g+8; K 8tt.. and 32+8tt..
+    row0[tt] = __shfl_sync(0xFFFFFFFFu, a[0], src_a);
+    row0[4 + tt] = __shfl_sync(0xFFFFFFFFu, a[2], src_a);
+    row1[tt] = __shfl_sync(0xFFFFFFFFu, a[1], src_a);
+    row1[4 + tt] = __shfl_sync(0xFFFFFFFFu, a[3], src_a);
+    const int src_b0 = 4 * (2 * t) + tt, src_b1 = 4 * (2 * t + 1) + tt;  // b0: K 8tt.., b1: K 32+8tt..
+    col0[tt] = __shfl_sync(0xFFFFFFFFu, b[0], src_b0);
+    col0[4 + tt] = __shfl_sync(0xFFFFFFFFu, b[1], src_b0);
+    col1[tt] = __shfl_sync(0xFFFFFFFFu, b[0], src_b1);
+    col1[4 + tt] = __shfl_sync(0xFFFFFFFFu, b[1], src_b1);
+  }
+  // SF_A of row r comes from lane 4*(r%8) + r/8; SF_B of column n from lane 4n (selectors 0).
+  const uint32_t sa0 = __shfl_sync(0xFFFFFFFFu, sfa, 4 * g), sa1 = __shfl_sync(0xFFFFFFFFu, sfa, 4 * g + 1);
+  const uint32_t sb0 = __shfl_sync(0xFFFFFFFFu, sfb, 4 * (2 * t)), sb1 = __shfl_sync(0xFFFFFFFFu, sfb, 4 * (2 * t + 1));
+  d[0] = emulated_element(row0, col0, sa0, sb0, c[0]);  // row g,   col 2t
+  d[1] = emulated_element(row0, col1, sa0, sb1, c[1]);  // row g,   col 2t+1
+  d[2] = emulated_element(row1, col0, sa1, sb0, c[2]);  // row g+8, col 2t
+  d[3] = emulated_element(row1, col1, sa1, sb1, c[3]);  // row g+8, col 2t+1
+}
+
+__device__ __forceinline__ uint32_t ld_u32_or_zero(const uint8_t* base, int64_t row, int64_t rows, int64_t pitch,
+                                                   int64_t byte) {
+  return row < rows ? __ldg(reinterpret_cast<const uint32_t*>(base + row * pitch + byte)) : 0u;
+}
+
+template <bool kEmulate>
+__global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands op) {
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const int64_t lda = op.k64 / 2, cp = op.k64 / 16, chunks = op.k64 / 64;
+  const int64_t tiles_m = (op.m + kTileM - 1) / kTileM, tiles_n = (op.n + kTileN - 1) / kTileN;
+  // Persistent: each CTA walks tiles; consecutive CTAs take consecutive n tiles of one m row so the
+  // weight panel (the big operand at small M) streams once while A stays in L2.
+  for (int64_t tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+    const int64_t m0 = (tile % tiles_m) * kTileM + warp * kWarpM;
+    const int64_t n0 = (tile / tiles_m) * kTileN;
+    float acc[kWarpN8][4];
+#pragma unroll
+    for (int j = 0; j < kWarpN8; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+
+    for (int64_t q = 0; q < chunks; ++q) {
+      // A fragment (§5): a0 row g, a1 row g+8, a2/a3 the same rows 16 bytes further.
+      uint32_t a[4];
+      a[0] = ld_u32_or_zero(op.a, m0 + g, op.m, lda, q * kChunkBytes + 4 * t);
+      a[1] = ld_u32_or_zero(op.a, m0 + g + 8, op.m, lda, q * kChunkBytes + 4 * t);
+      a[2] = ld_u32_or_zero(op.a, m0 + g, op.m, lda, q * kChunkBytes + 16 + 4 * t);
+      a[3] = ld_u32_or_zero(op.a, m0 + g + 8, op.m, lda, q * kChunkBytes + 16 + 4 * t);
+      // SF_A: lanes with t = 0 / 1 supply rows g / g+8; the other lanes' registers are not read.
+      const int64_t sa_row = m0 + g + 8 * t;
+      const uint32_t sfa = (t < 2 && sa_row < op.m) ? load_chunk_scales(op.sfa, sa_row, q, cp) : 0u;
+#pragma unroll
+      for (int j = 0; j < kWarpN8; ++j) {
+        const int64_t nb = n0 + 8 * j;
+        uint32_t b[2];
+        b[0] = ld_u32_or_zero(op.w, nb + g, op.n, lda, q * kChunkBytes + 4 * t);
+        b[1] = ld_u32_or_zero(op.w, nb + g, op.n, lda, q * kChunkBytes + 16 + 4 * t);
+        const uint32_t sfb = (t == 0 && nb + g < op.n) ? load_chunk_scales(op.sfw, nb + g, q, cp) : 0u;
+        float d[4];
+        if constexpr (kEmulate) mma_emulated(d, a, b, acc[j], sfa, sfb);
+        else mma_native(d, a, b, acc[j], sfa, sfb);
+        acc[j][0] = d[0]; acc[j][1] = d[1]; acc[j][2] = d[2]; acc[j][3] = d[3];
+      }
+    }
+    // Fused epilogue: C/D map c0,c1 = row g cols 2t,2t+1; c2,c3 = row g+8.
+#pragma unroll
+    for (int j = 0; j < kWarpN8; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int64_t row = m0 + g + 8 * (e >> 1), col = n0 + 8 * j + 2 * t + (e & 1);
+        if (row < op.m && col < op.n) {
+          op.raw[row * op.n + col] = acc[j][e];
+          op.out[row * op.n + col] =
+              epilogue_alpha_before_bf16(acc[j][e], op.alpha, op.bias ? bf16_to_f32(op.bias[col]) : -0.0f);
+        }
+      }
+  }
+}
+
+}  // namespace
+
+Status launch_sm120_gemm(const GemmOperands& op, bool emulate, int sm_count, cudaStream_t stream) {
+  const int64_t tiles = ((op.m + kTileM - 1) / kTileM) * ((op.n + kTileN - 1) / kTileN);
+  const int64_t grid = std::min<int64_t>(tiles, static_cast<int64_t>(sm_count) * 8);  // persistent
+  if (emulate) sm120_gemm_blockscaled<true><<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(op);
+  else sm120_gemm_blockscaled<false><<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(op);
+  NVFP4_CUDA_LAUNCH_TRY(emulate ? "sm120_gemm_blockscaled<emulated>" : "sm120_gemm_blockscaled<native>");
+  return Status::ok();
+}
+
+}  // namespace nvfp4::cuda

@@ -1,0 +1,399 @@
+// `nvfp4 validate`: the P0 harness. Quantizes seeded (or given) bf16 inputs exactly as ComfyUI does,
+// runs a candidate GEMM and a reference GEMM, and reports in the schema of the GB10 status report
+// (NVFP4-SPEC.md §10) with the extra evidence a mismatch needs: counts, coordinates, hex values,
+// ULP histograms, the contracts, and how sensitive each shape is to the reduction contract.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "nvfp4/cublaslt.hpp"
+#include "nvfp4/cuda.hpp"
+#include "nvfp4/quant.hpp"
+#include "nvfp4/validate.hpp"
+
+namespace nvfp4 {
+
+std::string Backend::describe() const { return name + "@" + contract.to_string(); }
+
+Result<Backend> parse_backend(const std::string& s) {
+  Backend b;
+  const auto at = s.find('@');
+  b.name = s.substr(0, at);
+  static const char* kNames[] = {"cpu-oracle", "cpu-reference", "gpu-model", "sm120-emulated", "sm120-native", "cublaslt"};
+  bool known = false;
+  for (const char* n : kNames) known = known || b.name == n;
+  if (!known)
+    return invalid_argument("unknown backend '" + b.name +
+                            "' (expected cpu-oracle, cpu-reference, gpu-model, sm120-emulated, sm120-native or cublaslt)");
+  if (at != std::string::npos) {
+    NVFP4_ASSIGN_OR_RETURN(b.contract, ReductionContract::parse(s.substr(at + 1)));
+  }
+  if (b.name != "cpu-oracle" && !b.contract.is_sequential())
+    return invalid_argument("backend " + b.name + " implements the sequential contract only; '" + s +
+                            "' asks for " + b.contract.to_string() + " (use cpu-oracle@CONTRACT)");
+  return b;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string hex32(uint32_t v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%08x", v);
+  return b;
+}
+std::string hex16(uint16_t v) {
+  char b[8];
+  std::snprintf(b, sizeof b, "0x%04x", v);
+  return b;
+}
+
+// Distance in representable values (same-sign ordering), for histograms in units in the last place.
+int64_t ordered(uint32_t bits, int width) {
+  const uint32_t sign = 1u << (width - 1);
+  return (bits & sign) ? -static_cast<int64_t>(bits & (sign - 1)) : static_cast<int64_t>(bits);
+}
+
+struct SideOutput {
+  bool sampled = false;            // values only at `coords`
+  std::vector<float> raw;          // full [M][N] or one per coord
+  std::vector<uint16_t> out;
+  std::vector<float> sens_raw;     // the sensitivity contract's outputs, when this side computed them
+  std::vector<uint16_t> sens_out;
+  double seconds = 0;
+  double kernel_ms = -1;
+};
+
+struct Problem : LayerProblem {
+  std::vector<Coord> sample;
+};
+
+Result<SideOutput> run_side(const Backend& b, const Problem& p, const ValidateOptions& opt, bool with_sensitivity) {
+  SideOutput so;
+  const auto t0 = Clock::now();
+  if (b.name == "cpu-oracle") {
+    GemmSpec spec;
+    spec.alpha = p.alpha;
+    spec.contracts = {b.contract};
+    if (with_sensitivity) spec.contracts.push_back(opt.sensitivity);
+    NVFP4_ASSIGN_OR_RETURN(auto res, gemm_oracle(p.a, p.w, spec));
+    so.raw = std::move(res[0].raw);
+    so.out = std::move(res[0].out);
+    if (with_sensitivity) {
+      so.sens_raw = std::move(res[1].raw);
+      so.sens_out = std::move(res[1].out);
+    }
+  } else if (b.name == "cpu-reference") {
+    NVFP4_ASSIGN_OR_RETURN(so.raw, gemm_reference_at(p.a, p.w, p.sample));
+    so.sampled = true;
+    so.out.resize(so.raw.size());
+    for (size_t i = 0; i < so.raw.size(); ++i)
+      so.out[i] = merge_partials(&so.raw[i], 1, MergeMode::kFp32, Epilogue::kAlphaBeforeBf16, p.alpha, -0.0f).bf16;
+  } else if (b.name == "cublaslt") {
+    NVFP4_ASSIGN_OR_RETURN(auto r, cublaslt_gemm(p.a, p.w, p.alpha, nullptr, CublasLtPlanRequest{}));
+    so.raw = std::move(r.raw);
+    so.out = std::move(r.out);
+    so.kernel_ms = r.kernel_ms;
+  } else {
+    NVFP4_ASSIGN_OR_RETURN(GpuGemmKernel k, parse_gpu_kernel(b.name));
+    NVFP4_ASSIGN_OR_RETURN(auto r, gemm_gpu(p.a, p.w, p.alpha, nullptr, k));
+    so.raw = std::move(r.raw);
+    so.out = std::move(r.out);
+    so.kernel_ms = r.kernel_ms;
+  }
+  so.seconds = seconds_since(t0);
+  return so;
+}
+
+// Values of a side at sample index i.
+float raw_at(const SideOutput& s, const Problem& p, size_t i) {
+  return s.sampled ? s.raw[i] : s.raw[p.sample[i].m * p.shape.n + p.sample[i].n];
+}
+
+Comparison compare(const SideOutput& cand, const SideOutput& ref, const Problem& p) {
+  Comparison c;
+  const bool sampled = cand.sampled || ref.sampled;
+  const int64_t count = sampled ? static_cast<int64_t>(p.sample.size()) : p.m * p.shape.n;
+  c.compared = count;
+  const char* bins[] = {"0", "1", "2", "3-4", "5-8", "9-16", "17-256", ">256", "nan_or_inf"};
+  int64_t hist[9] = {};
+  double raw_sum = 0, fused_sum = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t ci = i, ri = i, m, n;
+    if (sampled) {
+      m = p.sample[i].m;
+      n = p.sample[i].n;
+      if (!cand.sampled) ci = m * p.shape.n + n;
+      if (!ref.sampled) ri = m * p.shape.n + n;
+    } else {
+      m = i / p.shape.n;
+      n = i % p.shape.n;
+    }
+    const float cr = cand.raw[ci], rr = ref.raw[ri];
+    const uint16_t co = cand.out[ci], ro = ref.out[ri];
+    const bool raw_same = f32_bits(cr) == f32_bits(rr) || (std::isnan(cr) && std::isnan(rr));
+    const bool out_same = co == ro;
+    const double rd = std::fabs(static_cast<double>(cr) - rr);
+    const double od = std::fabs(static_cast<double>(bf16_to_f32(co)) - bf16_to_f32(ro));
+    if (!raw_same) {
+      ++c.raw_diff_count;
+      if (std::isfinite(rd)) { c.raw_max_abs = std::max(c.raw_max_abs, rd); raw_sum += rd; }
+    }
+    if (!out_same) {
+      ++c.fused_diff_count;
+      if (std::isfinite(od)) { c.fused_max_abs = std::max(c.fused_max_abs, od); fused_sum += od; }
+    }
+    int bin;
+    const float cf = bf16_to_f32(co), rf = bf16_to_f32(ro);
+    if (out_same) bin = 0;
+    else if (!std::isfinite(cf) || !std::isfinite(rf)) bin = 8;
+    else {
+      const int64_t u = std::llabs(ordered(co, 16) - ordered(ro, 16));
+      bin = u == 1 ? 1 : u == 2 ? 2 : u <= 4 ? 3 : u <= 8 ? 4 : u <= 16 ? 5 : u <= 256 ? 6 : 7;
+    }
+    ++hist[bin];
+    if ((!raw_same || !out_same) && c.first_diffs.size() < 10) {
+      Json d = Json::object();
+      d.set("m", m).set("n", n);
+      d.set("candidate_raw", hex32(f32_bits(cr))).set("reference_raw", hex32(f32_bits(rr)));
+      d.set("candidate_raw_value", static_cast<double>(cr)).set("reference_raw_value", static_cast<double>(rr));
+      d.set("candidate_bf16", hex16(co)).set("reference_bf16", hex16(ro));
+      c.first_diffs.push(std::move(d));
+    }
+  }
+  c.raw_equal = c.raw_diff_count == 0;
+  c.fused_equal = c.fused_diff_count == 0;
+  c.raw_mean_abs = count ? raw_sum / static_cast<double>(count) : 0;
+  c.fused_mean_abs = count ? fused_sum / static_cast<double>(count) : 0;
+  for (int b = 0; b < 9; ++b) c.ulp_histogram.set(bins[b], hist[b]);
+  return c;
+}
+
+// Sequential vs the sensitivity contract: how much this shape's bits depend on the reduction order.
+Json sensitivity_json(const std::vector<float>& seq_raw, const std::vector<uint16_t>& seq_out,
+                      const std::vector<float>& alt_raw, const std::vector<uint16_t>& alt_out,
+                      const ReductionContract& alt, bool sampled) {
+  int64_t raw_diff = 0, out_diff = 0;
+  double raw_max = 0, out_max = 0;
+  for (size_t i = 0; i < seq_raw.size(); ++i) {
+    if (f32_bits(seq_raw[i]) != f32_bits(alt_raw[i])) {
+      ++raw_diff;
+      raw_max = std::max(raw_max, std::fabs(static_cast<double>(seq_raw[i]) - alt_raw[i]));
+    }
+    if (seq_out[i] != alt_out[i]) {
+      ++out_diff;
+      out_max = std::max(out_max, std::fabs(static_cast<double>(bf16_to_f32(seq_out[i])) - bf16_to_f32(alt_out[i])));
+    }
+  }
+  Json j = Json::object();
+  j.set("contracts", Json::array().push("sequential").push(alt.to_string()));
+  j.set("outputs_compared", static_cast<int64_t>(seq_raw.size())).set("sampled", sampled);
+  j.set("raw_differing", raw_diff).set("raw_max_abs", raw_max);
+  j.set("fused_alpha_differing", out_diff).set("fused_alpha_max_abs", out_max);
+  return j;
+}
+
+std::string device_string(const std::vector<Backend>& cands, const Backend& ref, std::string* cc) {
+  bool gpu = ref.name != "cpu-oracle" && ref.name != "cpu-reference";
+  for (const auto& c : cands) gpu = gpu || (c.name != "cpu-oracle" && c.name != "cpu-reference");
+  if (gpu) {
+    auto d = cuda_device();
+    if (d.is_ok()) {
+      *cc = "SM" + std::to_string(d->cc_major) + std::to_string(d->cc_minor);
+      return d->name;
+    }
+  }
+  *cc = "none (CPU)";
+  std::string model = "CPU";
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  return model + " (" + std::to_string(std::thread::hardware_concurrency()) + " threads)";
+}
+
+}  // namespace
+
+Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t seed, const std::string& inputs_dir) {
+  LayerProblem p;
+  p.shape = l;
+  std::vector<uint16_t> x, w;
+  Json in = Json::object();
+  if (inputs_dir.empty()) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a of the name: per-linear seeds
+    for (unsigned char c : l.name) h = (h ^ c) * 1099511628211ull;
+    const uint64_t sx = seed ^ h, sw = seed ^ (h * 31 + 7);
+    p.m = rows;
+    x = synthetic_activation(rows, l.k, sx);
+    w = synthetic_weight(l.n, l.k, sw);
+    in.set("source", "synthetic").set("seed", static_cast<int64_t>(seed));
+    in.set("activation", "N(0,1)*N(0,1) * 2^U{-3..3} per channel, ~1% outlier channels x32").set("weight", "N(0,0.02) * 2^U{-2..2} per row");
+  } else {
+    const std::string px = inputs_dir + "/" + l.name + ".x.npy", pw = inputs_dir + "/" + l.name + ".w.npy";
+    NVFP4_ASSIGN_OR_RETURN(NpyArray ax, read_npy(px));
+    NVFP4_ASSIGN_OR_RETURN(NpyArray aw, read_npy(pw));
+    if (ax.dtype != "u2" || ax.shape.size() != 2 || ax.shape[1] != l.k)
+      return invalid_argument("'" + px + "' must be a bf16 [M][" + std::to_string(l.k) + "] array");
+    if (aw.dtype != "u2" || aw.shape.size() != 2 || aw.shape[0] != l.n || aw.shape[1] != l.k)
+      return invalid_argument("'" + pw + "' must be a bf16 [" + std::to_string(l.n) + "][" + std::to_string(l.k) + "] array");
+    p.m = ax.shape[0];
+    x.resize(ax.bytes.size() / 2);
+    std::memcpy(x.data(), ax.bytes.data(), ax.bytes.size());
+    w.resize(aw.bytes.size() / 2);
+    std::memcpy(w.data(), aw.bytes.data(), aw.bytes.size());
+    in.set("source", inputs_dir).set("x", px).set("w", pw);
+  }
+  p.s_x = global_scale_dynamic(x.data(), static_cast<int64_t>(x.size()));
+  p.s_w = global_scale_dynamic(w.data(), static_cast<int64_t>(w.size()));
+  p.alpha = p.s_x * p.s_w;  // f32_rn, §2.4
+  QuantizeOptions qo;
+  qo.pad = true;
+  NVFP4_ASSIGN_OR_RETURN(p.a, quantize(x.data(), p.m, l.k, p.s_x, qo));
+  NVFP4_ASSIGN_OR_RETURN(p.w, quantize(w.data(), l.n, l.k, p.s_w, qo));
+  in.set("quantization", "comfy-cuda; s_x = f32(bf16(amax(x)/2688)) (dynamic), s_w = f32(bf16(amax(w)/2688))");
+  in.set("s_x", hex32(f32_bits(p.s_x))).set("s_w", hex32(f32_bits(p.s_w))).set("alpha", hex32(f32_bits(p.alpha)));
+  p.inputs = in;
+  return p;
+}
+
+Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
+  ValidateOptions opt = opt_in;
+  if (opt.rows <= 0) return invalid_argument("--rows must be positive");
+  if (opt.linears.empty()) return invalid_argument("no linears to validate");
+  if (opt.candidates.empty()) {
+    for (GpuGemmKernel k : available_gpu_kernels()) opt.candidates.push_back(Backend{to_string(k), {}});
+    if (opt.candidates.empty()) opt.candidates.push_back(Backend{"cpu-oracle", {}});
+  }
+  if (!opt.reference_given) {
+    bool cand_is_oracle = false;
+    for (const auto& c : opt.candidates) cand_is_oracle = cand_is_oracle || c.name == "cpu-oracle";
+    opt.reference = Backend{cand_is_oracle ? "cpu-reference" : "cpu-oracle", {}};
+  }
+  NVFP4_TRY(make_dirs(opt.out_dir));
+  auto say = [&](const std::string& s) { if (opt.progress) opt.progress(s); };
+
+  ValidateReport rep;
+  std::string cc;
+  const std::string device = device_string(opt.candidates, opt.reference, &cc);
+  Json results = Json::array(), findings = Json::array(), artifacts = Json::array();
+  bool all_raw = true, all_fused = true;
+  std::string mismatched;
+  const auto t_all = Clock::now();
+
+  for (size_t li = 0; li < opt.linears.size(); ++li) {
+    const LinearShape& l = opt.linears[li];
+    const std::string tag = "[" + std::to_string(li + 1) + "/" + std::to_string(opt.linears.size()) + "] " + l.name;
+    Problem p;
+    auto t0 = Clock::now();
+    NVFP4_ASSIGN_OR_RETURN(static_cast<LayerProblem&>(p), prepare_layer(l, opt.rows, opt.seed, opt.inputs_dir));
+    p.sample = sample_coords(p.m, l.n, opt.sample, opt.seed ^ (0x1000 + li));
+    say(tag + ": inputs and quantization " + std::to_string(seconds_since(t0)).substr(0, 5) + " s; reference " +
+        opt.reference.describe() + " ...");
+
+    const bool ref_is_oracle = opt.reference.name == "cpu-oracle";
+    NVFP4_ASSIGN_OR_RETURN(SideOutput ref, run_side(opt.reference, p, opt, ref_is_oracle));
+    say(tag + ": reference done in " + std::to_string(ref.seconds).substr(0, 6) + " s");
+
+    for (const Backend& cb : opt.candidates) {
+      const bool cand_is_oracle = cb.name == "cpu-oracle";
+      NVFP4_ASSIGN_OR_RETURN(SideOutput cand, run_side(cb, p, opt, cand_is_oracle && !ref_is_oracle));
+      say(tag + ": candidate " + cb.describe() + " done in " + std::to_string(cand.seconds).substr(0, 6) + " s");
+      LinearReport lr;
+      lr.linear = l.name;
+      lr.m = p.m;
+      lr.n = l.n;
+      lr.k = l.k;
+      lr.cmp = compare(cand, ref, p);
+      // Sensitivity from whichever side ran the full oracle with it; else on the sample.
+      const SideOutput* full = !ref.sens_raw.empty() ? &ref : (!cand.sens_raw.empty() ? &cand : nullptr);
+      if (full) {
+        lr.sensitivity = sensitivity_json(full->raw, full->out, full->sens_raw, full->sens_out, opt.sensitivity, false);
+      } else {
+        GemmSpec spec;
+        spec.alpha = p.alpha;
+        spec.contracts = {ReductionContract::sequential(), opt.sensitivity};
+        NVFP4_ASSIGN_OR_RETURN(auto r, gemm_oracle_at(p.a, p.w, spec, p.sample));
+        lr.sensitivity = sensitivity_json(r[0].raw, r[0].out, r[1].raw, r[1].out, opt.sensitivity, true);
+      }
+      Json j = Json::object();
+      j.set("linear", l.name);
+      j.set("mnk", Json::array().push(p.m).push(l.n).push(l.k));
+      j.set("raw_blockscaled_equal", lr.cmp.raw_equal);
+      j.set("raw_max_abs", lr.cmp.raw_max_abs);
+      j.set("raw_mean_abs", lr.cmp.raw_mean_abs);
+      j.set("fused_alpha_equal", lr.cmp.fused_equal);
+      j.set("fused_alpha_max_abs", lr.cmp.fused_max_abs);
+      j.set("fused_alpha_mean_abs", lr.cmp.fused_mean_abs);
+      j.set("candidate", cb.describe());
+      j.set("reference", opt.reference.describe());
+      j.set("outputs_compared", lr.cmp.compared);
+      j.set("outputs_total", p.m * l.n);
+      j.set("raw_differing", lr.cmp.raw_diff_count);
+      j.set("fused_alpha_differing", lr.cmp.fused_diff_count);
+      j.set("first_differences", lr.cmp.first_diffs);
+      j.set("fused_alpha_ulp_histogram", lr.cmp.ulp_histogram);
+      j.set("contract_sensitivity", lr.sensitivity);
+      j.set("inputs", p.inputs);
+      j.set("epilogue", "alpha_before_bf16: bf16_rne(f32_rn(alpha * acc))");
+      j.set("device", device);
+      Json timing = Json::object();
+      timing.set("reference_s", ref.seconds).set("candidate_s", cand.seconds);
+      if (cand.kernel_ms >= 0) timing.set("candidate_kernel_ms", cand.kernel_ms);
+      j.set("timing", timing);
+      lr.json = j;
+      const std::string file = opt.out_dir + "/" + l.name + (opt.candidates.size() > 1 ? "-" + cb.name : "") + ".json";
+      NVFP4_TRY(write_text(file, j.dump() + "\n"));
+      artifacts.push(file);
+      results.push(j);
+      all_raw = all_raw && lr.cmp.raw_equal;
+      all_fused = all_fused && lr.cmp.fused_equal;
+      if (!lr.cmp.raw_equal || !lr.cmp.fused_equal) mismatched += (mismatched.empty() ? "" : ", ") + l.name + " (" + cb.name + ")";
+      rep.linears.push_back(std::move(lr));
+    }
+  }
+
+  // Findings, in the report's voice: what matched, what did not, and what the contract probe says.
+  std::string names;
+  for (const auto& l : opt.linears) names += (names.empty() ? "" : ", ") + l.name;
+  std::string cands;
+  for (const auto& c : opt.candidates) cands += (cands.empty() ? "" : ", ") + c.describe();
+  findings.push(std::string("Raw block-scaled products ") + (all_raw ? "are bit-exact" : "differ") + " between " + cands +
+                " and " + opt.reference.describe() + " for " + names + ".");
+  findings.push(std::string("The alpha-before-bf16 epilogue ") + (all_fused ? "is bit-exact" : "differs") + " for " + names + ".");
+  for (const auto& lr : rep.linears) {
+    const Json& s = lr.sensitivity;
+    if (&lr != &rep.linears.front() && lr.linear == rep.linears[&lr - &rep.linears.front() - 1].linear) continue;
+    findings.push(lr.linear + ": " + opt.sensitivity.to_string() + " differs from sequential K in " +
+                  std::to_string(s["raw_differing"].as_int()) + " of " + std::to_string(s["outputs_compared"].as_int()) +
+                  " raw outputs (max abs " + std::to_string(s["raw_max_abs"].as_number()) + ") and " +
+                  std::to_string(s["fused_alpha_differing"].as_int()) + " bf16 outputs (max abs " +
+                  std::to_string(s["fused_alpha_max_abs"].as_number()) + ")" + (s["sampled"].as_bool() ? " on a sample" : "") + ".");
+  }
+  rep.pass = all_raw && all_fused;
+  Json sum = Json::object();
+  sum.set("device", device);
+  sum.set("compute_capability", cc);
+  sum.set("rows", opt.rows);
+  sum.set("kernel", cands);
+  sum.set("reference", opt.reference.describe());
+  sum.set("results", results);
+  sum.set("findings", findings);
+  sum.set("status", rep.pass ? "PASS: every candidate output is bit-identical to the reference (raw and alpha-before-bf16)."
+                             : "FAIL: bits differ for " + mismatched + "; see first_differences and contract_sensitivity.");
+  sum.set("source_artifacts", artifacts);
+  sum.set("seed", static_cast<int64_t>(opt.seed));
+  sum.set("total_seconds", seconds_since(t_all));
+  sum.set("tool", std::string("nvfp4 ") + NVFP4_VERSION);
+  rep.summary = sum;
+  NVFP4_TRY(write_text(opt.out_dir + "/summary.json", sum.dump() + "\n"));
+  return rep;
+}
+
+}  // namespace nvfp4

@@ -1,0 +1,117 @@
+// The nvfp4 command line: exit codes, one-line errors, and the files each command writes.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+
+#include "nvfp4/io.hpp"
+#include "nvfp4/quant.hpp"
+
+using namespace nvfp4;
+
+namespace {
+struct Run {
+  int code;
+  std::string out;
+};
+Run run(const std::string& args) {
+  const std::string cmd = std::string(NVFP4_CLI) + " " + args + " 2>&1";
+  Run r{-1, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+std::string tmp(const std::string& name) {
+  const auto d = std::filesystem::temp_directory_path() / "nvfp4_cli_test";
+  std::filesystem::create_directories(d);
+  return (d / name).string();
+}
+}  // namespace
+
+TEST(Cli, HelpVersionAndUnknown) {
+  auto h = run("--help");
+  EXPECT_EQ(h.code, 0);
+  EXPECT_NE(h.out.find("validate"), std::string::npos);
+  auto v = run("version --json");
+  EXPECT_EQ(v.code, 0);
+  auto j = Json::parse(v.out);
+  ASSERT_TRUE(j.is_ok()) << v.out;
+  EXPECT_EQ((*j)["version"].as_string(), NVFP4_VERSION);
+  auto u = run("frobnicate");
+  EXPECT_EQ(u.code, 2);
+  EXPECT_NE(u.out.find("unknown command"), std::string::npos);
+}
+
+TEST(Cli, QuantizeWritesNpyAndRefusesBadInput) {
+  std::vector<uint16_t> x(40 * 48);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = bf16_rn(static_cast<float>(i % 97) / 7.0f - 6.0f);
+  const std::string in = tmp("x.npy"), out = tmp("q");
+  ASSERT_TRUE(write_npy(in, "u2", {40, 48}, x.data(), x.size() * 2).is_ok());
+  auto r = run("quantize --input " + in + " --out " + out + " --pad --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto meta = Json::parse(r.out);
+  ASSERT_TRUE(meta.is_ok()) << r.out;
+  auto data = read_npy(out + ".data.npy");
+  ASSERT_TRUE(data.is_ok());
+  QuantizeOptions o;
+  o.pad = true;
+  auto ref = quantize(x.data(), 40, 48, global_scale_dynamic(x.data(), x.size()), o);
+  ASSERT_TRUE(ref.is_ok());
+  EXPECT_EQ(data->bytes, ref->data);
+  EXPECT_EQ((*meta)["data_sha256"].as_string(), sha256_hex(ref->data.data(), ref->data.size()));
+  // Errors: one line, non-zero exit, nothing written.
+  auto nopad = run("quantize --input " + in + " --out " + tmp("nopad"));
+  EXPECT_EQ(nopad.code, 2);
+  EXPECT_NE(nopad.out.find("not a multiple of 16"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(tmp("nopad") + ".data.npy"));
+  auto badr = run("quantize --input " + in + " --out " + tmp("b") + " --pad --recipe comfy-triton");
+  EXPECT_EQ(badr.code, 2);
+  EXPECT_EQ(std::count(badr.out.begin(), badr.out.end(), '\n'), 1);
+  auto nan = run("quantize --input " + in + " --out " + tmp("n") + " --pad --global-scale nan");
+  EXPECT_EQ(nan.code, 2);
+  auto missing = run("quantize --input " + tmp("nope.npy") + " --out " + tmp("m"));
+  EXPECT_EQ(missing.code, 4);
+  EXPECT_NE(missing.out.find("cannot open"), std::string::npos);
+}
+
+TEST(Cli, ValidateSmallShapeWritesTheReportSchema) {
+  const std::string dir = tmp("val");
+  auto r = run("validate --shapes small:96:1024 --rows 32 --candidate cpu-oracle --quiet --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto sum = read_text(dir + "/summary.json");
+  ASSERT_TRUE(sum.is_ok());
+  auto j = Json::parse(sum.value());
+  ASSERT_TRUE(j.is_ok());
+  for (const char* k : {"device", "compute_capability", "rows", "kernel", "results", "findings", "status", "source_artifacts"})
+    EXPECT_NE(j->find(k), nullptr) << k;
+  const Json& res = (*j)["results"].items().at(0);
+  for (const char* k : {"linear", "mnk", "raw_blockscaled_equal", "raw_max_abs", "raw_mean_abs", "fused_alpha_equal",
+                        "fused_alpha_max_abs", "fused_alpha_mean_abs", "first_differences", "fused_alpha_ulp_histogram",
+                        "contract_sensitivity"})
+    EXPECT_NE(res.find(k), nullptr) << k;
+  EXPECT_TRUE(res["raw_blockscaled_equal"].as_bool());
+  // A different contract on one side is a real mismatch: exit 1 and the differences are listed.
+  auto d = run("validate --shapes small:96:1024 --rows 32 --candidate cpu-oracle@split_k:4:grain=64:cublas:bf16_serial "
+               "--reference cpu-oracle --quiet --out " + dir + "2");
+  EXPECT_EQ(d.code, 1) << d.out;
+  auto bad = run("validate --candidate gpu-turbo");
+  EXPECT_EQ(bad.code, 2);
+  auto badc = run("validate --candidate cpu-oracle@split_k:zz");
+  EXPECT_EQ(badc.code, 2);
+}
+
+TEST(Cli, ExplainFindsAPlantedContract) {
+  auto r = run("explain --linear plant:64:2048 --rows 16 --plant split_k:3:grain=128:cutlass:fp32 --splits 2,3 --grains 64,128 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = Json::parse(r.out);
+  ASSERT_TRUE(j.is_ok()) << r.out;
+  EXPECT_GE((*j)["exact"].size(), 1u);
+  auto bad = run("explain --linear fc2 --reference " + tmp("nothing.npy"));
+  EXPECT_EQ(bad.code, 4);
+}

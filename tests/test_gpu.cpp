@@ -1,0 +1,165 @@
+// GPU kernels against their CPU counterparts, bit for bit (run on the H200 by tools/gpu-check).
+// Without a GPU every test here reports "skipped: no CUDA device".
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "golden_path.hpp"
+#include "nvfp4/bench.hpp"
+#include "nvfp4/cublaslt.hpp"
+#include "nvfp4/cuda.hpp"
+#include "nvfp4/io.hpp"
+#include "nvfp4/validate.hpp"
+
+using namespace nvfp4;
+
+#define REQUIRE_GPU()                                          \
+  do {                                                         \
+    auto _d = cuda_device();                                   \
+    if (!_d.is_ok()) GTEST_SKIP() << "skipped: no CUDA device (" << _d.status().message() << ")"; \
+  } while (0)
+
+namespace {
+uint32_t canon(float f) { return std::isnan(f) ? 0x7FFFFFFFu : f32_bits(f); }
+}
+
+TEST(Gpu, RcpApproxTableMatchesTheInstruction) {
+  REQUIRE_GPU();
+  auto bad = gpu_rcp_mismatches();
+  ASSERT_TRUE(bad.is_ok()) << bad.status().message();
+  EXPECT_EQ(bad.value(), 0);
+}
+
+TEST(Gpu, QuantizerBitIdenticalToCpuOnGoldenAndLargeInputs) {
+  REQUIRE_GPU();
+  for (const char* f : {"quant/quantize_main.json", "quant/quantize_edge.json"}) {
+    auto g = GoldenFile::open(golden_path(f));
+    ASSERT_TRUE(g.is_ok());
+    for (const auto& key : g->keys()) {
+      if (key.size() < 2 || key.substr(key.size() - 2) != ".x") continue;
+      const std::string ds = key.substr(0, key.size() - 2);
+      const auto x = g->get(key)->to_vector<uint16_t>();
+      const int64_t R = g->get(key)->shape[0], C = g->get(key)->shape[1];
+      for (const char* sc : {"dyn", "f32", "fixed"}) {
+        auto gs = g->get(ds + "." + sc + ".global_scale");
+        if (!gs.is_ok()) continue;
+        const float s = gs->to_vector<float>()[0];
+        for (auto order : {NibbleOrder::kHiFirst, NibbleOrder::kLoFirst})
+          for (auto layout : {ScaleLayout::kSwizzled128x4, ScaleLayout::kLinear}) {
+            QuantizeOptions o;
+            o.pad = true;
+            o.nibbles = order;
+            o.scale_layout = layout;
+            auto gpu = quantize_gpu(x.data(), R, C, s, o);
+            auto cpu = quantize(x.data(), R, C, s, o);
+            ASSERT_TRUE(gpu.is_ok()) << gpu.status().message();
+            EXPECT_EQ(gpu->data, cpu->data) << ds << "." << sc;
+            EXPECT_EQ(gpu->scales, cpu->scales) << ds << "." << sc;
+            if (order == NibbleOrder::kHiFirst && layout == ScaleLayout::kSwizzled128x4) {
+              EXPECT_EQ(gpu->data, g->get(ds + "." + sc + ".cuda.packed")->to_vector<uint8_t>()) << ds << "." << sc;
+              EXPECT_EQ(gpu->scales, g->get(ds + "." + sc + ".cuda.scales")->to_vector<uint8_t>()) << ds << "." << sc;
+            }
+          }
+      }
+    }
+  }
+  const auto big = synthetic_activation(4096, 5376, 9);
+  const float s = global_scale_dynamic(big.data(), big.size());
+  auto gpu = quantize_gpu(big.data(), 4096, 5376, s, QuantizeOptions{});
+  auto cpu = quantize(big.data(), 4096, 5376, s, QuantizeOptions{});
+  ASSERT_TRUE(gpu.is_ok());
+  EXPECT_EQ(gpu->data, cpu->data);
+  EXPECT_EQ(gpu->scales, cpu->scales);
+  // Unaligned rows (cols % 8 != 0) take the scalar path.
+  auto odd = synthetic_activation(37, 203, 4);
+  QuantizeOptions o;
+  o.pad = true;
+  EXPECT_EQ(quantize_gpu(odd.data(), 37, 203, 0.01f, o)->data, quantize(odd.data(), 37, 203, 0.01f, o)->data);
+}
+
+TEST(Gpu, GemmKernelsBitIdenticalToOracleOnRandomAndOddShapes) {
+  REQUIRE_GPU();
+  std::mt19937 rng(5);
+  const LinearShape shapes[] = {{"a", 40, 1024}, {"b", 8, 64}, {"c", 130, 4000}, {"d", 264, 7168}, {"e", 33, 208}};
+  for (const auto& l : shapes) {
+    for (int64_t rows : {1, 16, 77, 128}) {
+      auto p = prepare_layer(l, rows, rng(), "");
+      ASSERT_TRUE(p.is_ok());
+      GemmSpec spec;
+      spec.alpha = p->alpha;
+      auto ref = gemm_oracle(p->a, p->w, spec);
+      ASSERT_TRUE(ref.is_ok());
+      for (GpuGemmKernel k : available_gpu_kernels()) {
+        auto g = gemm_gpu(p->a, p->w, p->alpha, nullptr, k);
+        ASSERT_TRUE(g.is_ok()) << to_string(k) << ": " << g.status().message();
+        int64_t bad_raw = 0, bad_out = 0;
+        for (size_t i = 0; i < g->raw.size(); ++i) {
+          bad_raw += canon(g->raw[i]) != canon((*ref)[0].raw[i]);
+          bad_out += g->out[i] != (*ref)[0].out[i];
+        }
+        EXPECT_EQ(bad_raw, 0) << to_string(k) << " " << l.name << " rows " << rows;
+        EXPECT_EQ(bad_out, 0) << to_string(k) << " " << l.name << " rows " << rows;
+      }
+    }
+  }
+}
+
+TEST(Gpu, GemmKernelsOnTheGoldenChains) {
+  REQUIRE_GPU();
+  auto g = GoldenFile::open(golden_path("mma/gemm_chain.json"));
+  ASSERT_TRUE(g.is_ok());
+  for (const auto& key : g->keys()) {
+    if (key.size() < 8 || key.substr(key.size() - 8) != ".a_codes") continue;
+    const std::string p = key.substr(0, key.size() - 7);
+    const auto ac = g->get(p + "a_codes").value(), bc = g->get(p + "b_codes").value();
+    const int64_t M = ac.shape[0], K = ac.shape[1], N = bc.shape[0];
+    auto pack = [&](const GoldenFile::Array& codes, const std::string& sfk, int64_t rows) {
+      const Geometry geo = Geometry::of(rows, K);
+      const auto c = codes.to_vector<uint8_t>();
+      std::vector<uint8_t> d(geo.data_bytes());
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < K; j += 2) d[r * geo.row_bytes() + j / 2] = pack_pair(c[r * K + j], c[r * K + j + 1], NibbleOrder::kLoFirst);
+      return Tensor::make(rows, K, NibbleOrder::kLoFirst, ScaleLayout::kLinear, 1.0f, d, g->get(p + sfk)->to_vector<uint8_t>()).value();
+    };
+    const Tensor A = pack(ac, "sfa", M), W = pack(bc, "sfb", N);
+    const float alpha = g->get(p + "alpha")->to_vector<float>()[0];
+    const auto d_seq = g->get(p + "d_seq")->to_vector<float>();
+    const auto d_bf16 = g->get(p + "d_bf16")->to_vector<uint16_t>();
+    for (GpuGemmKernel k : available_gpu_kernels()) {
+      auto out = gemm_gpu(A, W, alpha, nullptr, k);
+      ASSERT_TRUE(out.is_ok()) << out.status().message();
+      for (int64_t i = 0; i < M * N; ++i) {
+        ASSERT_EQ(canon(out->raw[i]), canon(d_seq[i])) << to_string(k) << " " << p << " " << i;
+        ASSERT_EQ(out->out[i], d_bf16[i]) << to_string(k) << " " << p << " " << i;
+      }
+    }
+  }
+}
+
+TEST(Gpu, NativeSm120KernelRefusedOffBlackwell) {
+  REQUIRE_GPU();
+  auto d = cuda_device();
+  if (d->cc_major == 12) GTEST_SKIP() << "this GPU runs the native kernel";
+  auto p = prepare_layer(LinearShape{"t", 16, 64}, 16, 1, "");
+  auto r = gemm_gpu(p->a, p->w, p->alpha, nullptr, GpuGemmKernel::kSm120Native);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(r.status().message().find("SM120/SM121"), std::string::npos);
+}
+
+TEST(Gpu, CublasLtNvfp4RefusedOffBlackwellWithOneLine) {
+  REQUIRE_GPU();
+  auto env = cublaslt_env();
+  ASSERT_TRUE(env.is_ok()) << env.status().message();
+  if (env->cc_major == 10 || env->cc_major == 12) GTEST_SKIP() << "this GPU supports NVFP4 cuBLASLt";
+  Status s = cublaslt_nvfp4_supported(env.value());
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("needs compute capability 10.x or 12.x"), std::string::npos);
+  EXPECT_EQ(s.message().find('\n'), std::string::npos);
+  auto probe = cublaslt_probe(128, 5376, 14336, CublasLtPlanRequest{});
+  EXPECT_FALSE(probe.is_ok());  // the heuristic has no NVFP4 plan here
+  auto p = prepare_layer(LinearShape{"t", 16, 64}, 16, 1, "");
+  auto run = cublaslt_gemm(p->a, p->w, p->alpha, nullptr, CublasLtPlanRequest{});
+  ASSERT_FALSE(run.is_ok());
+  EXPECT_NE(run.status().message().find("needs compute capability 10.x or 12.x"), std::string::npos);
+}

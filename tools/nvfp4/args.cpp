@@ -1,0 +1,73 @@
+#include "args.hpp"
+
+#include <cstdio>
+
+namespace nvfp4::cli {
+
+Result<Args> Args::parse(int argc, char** argv, int first, const std::set<std::string>& flags,
+                         const std::set<std::string>& options) {
+  Args a;
+  for (int i = first; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s.rfind("--", 0) != 0) {
+      a.positional_.push_back(s);
+      continue;
+    }
+    std::string name = s.substr(2), value;
+    const auto eq = name.find('=');
+    bool has_value = eq != std::string::npos;
+    if (has_value) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    if (flags.count(name)) {
+      if (has_value) return invalid_argument("option --" + name + " takes no value");
+      a.values_[name] = "1";
+    } else if (options.count(name)) {
+      if (!has_value) {
+        if (i + 1 >= argc) return invalid_argument("option --" + name + " needs a value");
+        value = argv[++i];
+      }
+      a.values_[name] = value;
+    } else {
+      return invalid_argument("unknown option --" + name + " (see --help)");
+    }
+  }
+  return a;
+}
+
+Result<int64_t> Args::get_int(const std::string& k, int64_t dflt) const {
+  if (!has(k)) return dflt;
+  try {
+    size_t pos = 0;
+    const int64_t v = std::stoll(get(k), &pos, 0);
+    if (pos != get(k).size()) throw 1;
+    return v;
+  } catch (...) {
+    return invalid_argument("--" + k + " expects an integer, got '" + get(k) + "'");
+  }
+}
+
+Result<double> Args::get_double(const std::string& k, double dflt) const {
+  if (!has(k)) return dflt;
+  try {
+    size_t pos = 0;
+    const double v = std::stod(get(k), &pos);
+    if (pos != get(k).size()) throw 1;
+    return v;
+  } catch (...) {
+    return invalid_argument("--" + k + " expects a number, got '" + get(k) + "'");
+  }
+}
+
+int fail(const std::string& cmd, const Status& st) {
+  std::fprintf(stderr, "nvfp4 %s: error: %s\n", cmd.c_str(), st.message().c_str());
+  switch (st.code()) {
+    case ErrorCode::kInvalidArgument: return 2;
+    case ErrorCode::kUnsupported: return 3;
+    case ErrorCode::kMismatch: return 1;
+    default: return 4;
+  }
+}
+
+}  // namespace nvfp4::cli

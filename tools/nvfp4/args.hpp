@@ -1,0 +1,34 @@
+// Command-line parsing for the nvfp4 tool: --name value / --name=value / --flag, nothing implicit.
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "nvfp4/error.hpp"
+
+namespace nvfp4::cli {
+
+class Args {
+ public:
+  // Parses argv[first..]; `flags` take no value, `options` take one. Unknown names are errors.
+  static Result<Args> parse(int argc, char** argv, int first, const std::set<std::string>& flags,
+                            const std::set<std::string>& options);
+  bool has(const std::string& k) const { return values_.count(k) > 0; }
+  std::string get(const std::string& k, const std::string& dflt = "") const {
+    auto it = values_.find(k);
+    return it == values_.end() ? dflt : it->second;
+  }
+  Result<int64_t> get_int(const std::string& k, int64_t dflt) const;
+  Result<double> get_double(const std::string& k, double dflt) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+  std::vector<std::string> positional_;
+};
+
+// Prints "nvfp4 <cmd>: error: <message>" to stderr and returns the exit code for the status.
+int fail(const std::string& cmd, const Status& st);
+
+}  // namespace nvfp4::cli

@@ -1,0 +1,64 @@
+// nvfp4 bench: GPU kernels against cuBLAS bf16 of the same shape, in the same process
+#include <cstdio>
+#include <sstream>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "nvfp4/bench.hpp"
+
+namespace nvfp4::cli {
+
+namespace {
+const char* kHelp =
+    "usage: nvfp4 bench [options]\n"
+    "  --rows M            activation rows (default 128)\n"
+    "  --shapes LIST       NAME:N:K / NxK / MiniMax names (default: the four MiniMax H3 linears)\n"
+    "  --backend LIST      gpu-model,sm120-emulated,sm120-native,cublaslt (default: all this GPU runs)\n"
+    "  --iters N           timed runs per measurement, median reported (default 30)\n"
+    "  --warmup N          untimed runs first (default 5)\n"
+    "  --no-quantizer      skip the quantizer benchmark\n"
+    "  --commit HASH       recorded in the JSON\n"
+    "  --out FILE          write the JSON report\n";
+}
+
+int cmd_bench(int argc, char** argv) {
+  auto args = Args::parse(argc, argv, 2, {"no-quantizer", "help"},
+                          {"rows", "shapes", "backend", "iters", "warmup", "commit", "out"});
+  if (!args.is_ok()) return fail("bench", args.status());
+  if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
+  BenchOptions opt;
+  auto rows = args->get_int("rows", 128), iters = args->get_int("iters", 30), warm = args->get_int("warmup", 5);
+  for (auto* r : {&rows, &iters, &warm})
+    if (!r->is_ok()) return fail("bench", r->status());
+  if (rows.value() < 1 || iters.value() < 1 || warm.value() < 0) return fail("bench", invalid_argument("--rows, --iters >= 1 and --warmup >= 0"));
+  opt.rows = rows.value();
+  opt.iters = static_cast<int>(iters.value());
+  opt.warmup = static_cast<int>(warm.value());
+  opt.quantizer = !args->has("no-quantizer");
+  opt.commit = args->get("commit");
+  if (args->has("shapes")) {
+    auto s = parse_shapes(args->get("shapes"));
+    if (!s.is_ok()) return fail("bench", s.status());
+    opt.linears = s.value();
+  }
+  if (args->has("backend")) {
+    opt.backends.clear();
+    std::stringstream ss(args->get("backend"));
+    std::string b;
+    while (std::getline(ss, b, ',')) {
+      if (b != "gpu-model" && b != "sm120-emulated" && b != "sm120-native" && b != "cublaslt")
+        return fail("bench", invalid_argument("unknown backend '" + b + "'"));
+      opt.backends.push_back(b);
+    }
+  }
+  for (int i = 0; i < argc; ++i) opt.command += (i ? " " : "") + std::string(argv[i]);
+  auto j = run_bench(opt, [](const std::string& s) { std::printf("%s\n", s.c_str()); std::fflush(stdout); });
+  if (!j.is_ok()) return fail("bench", j.status());
+  if (args->has("out")) {
+    Status st = write_text(args->get("out"), j->dump() + "\n");
+    if (!st.is_ok()) return fail("bench", st);
+  }
+  return 0;
+}
+
+}  // namespace nvfp4::cli

@@ -1,0 +1,153 @@
+// nvfp4 explain: which reduction contract reproduces a reference output (e.g. cuBLASLt's on a GB10)
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "nvfp4/validate.hpp"
+
+namespace nvfp4::cli {
+
+namespace {
+const char* kHelp =
+    "usage: nvfp4 explain --linear NAME (--reference DUMP | --plant CONTRACT) [options]\n"
+    "Searches sequential K and split-K S = 2..8, grains 64..1024, both partition rules and all merge\n"
+    "modes, with and without alpha fusion, for the contracts that reproduce DUMP bit for bit.\n"
+    "  --linear NAME         MiniMax H3 linear (qkv, out, fc1, fc2, or NAME:N:K)\n"
+    "  --rows M --seed S     synthetic inputs, the same tensors `nvfp4 validate` uses (default 128, 1234)\n"
+    "  --inputs DIR          DIR/<name>.x.npy and DIR/<name>.w.npy (bf16) instead\n"
+    "  --reference FILE      the output to explain: .npy (u2 = bf16 layer output, f4 = fp32 raw) or raw\n"
+    "                        little-endian [M][N] with --dtype bf16|f32\n"
+    "  --dtype T             bf16 | f32, for a raw --reference file\n"
+    "  --plant CONTRACT      make the reference with the oracle under CONTRACT (a self-test of the search)\n"
+    "  --plant-epilogue E    alpha_before_bf16 (default) | alpha_after_bf16\n"
+    "  --plant-raw           plant the fp32 raw output instead of bf16\n"
+    "  --save-reference F    write the planted reference as .npy\n"
+    "  --splits LIST --grains LIST   narrow or widen the search (defaults 2..8 and 64,128,256,512,1024)\n"
+    "  --sample N            outputs used to screen candidates (default 2048)\n"
+    "  --json                print the result as JSON\n";
+
+Result<std::vector<int>> int_list(const std::string& s) {
+  std::vector<int> out;
+  std::stringstream ss(s);
+  std::string t;
+  while (std::getline(ss, t, ',')) {
+    try {
+      out.push_back(std::stoi(t));
+    } catch (...) {
+      return invalid_argument("bad integer list '" + s + "'");
+    }
+  }
+  if (out.empty()) return invalid_argument("empty list");
+  return out;
+}
+}  // namespace
+
+int cmd_explain(int argc, char** argv) {
+  auto args = Args::parse(argc, argv, 2, {"json", "plant-raw", "help"},
+                          {"linear", "rows", "seed", "inputs", "reference", "dtype", "plant", "plant-epilogue",
+                           "save-reference", "splits", "grains", "sample"});
+  if (!args.is_ok()) return fail("explain", args.status());
+  if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
+  if (!args->has("linear")) return fail("explain", invalid_argument("--linear is required (see --help)"));
+  if (args->has("reference") == args->has("plant"))
+    return fail("explain", invalid_argument("give exactly one of --reference FILE or --plant CONTRACT"));
+  auto shapes = parse_shapes(args->get("linear"));
+  if (!shapes.is_ok()) return fail("explain", shapes.status());
+  if (shapes->size() != 1) return fail("explain", invalid_argument("--linear takes one linear"));
+  auto rows = args->get_int("rows", 128);
+  auto seed = args->get_int("seed", 1234);
+  auto sample = args->get_int("sample", 2048);
+  for (auto* r : {&rows, &seed, &sample})
+    if (!r->is_ok()) return fail("explain", r->status());
+  if (rows.value() <= 0 || sample.value() <= 0) return fail("explain", invalid_argument("--rows and --sample must be positive"));
+  ExplainOptions eo;
+  eo.sample = sample.value();
+  if (args->has("splits")) {
+    auto v = int_list(args->get("splits"));
+    if (!v.is_ok()) return fail("explain", v.status());
+    eo.splits = v.value();
+  }
+  if (args->has("grains")) {
+    auto v = int_list(args->get("grains"));
+    if (!v.is_ok()) return fail("explain", v.status());
+    eo.grains = v.value();
+  }
+  auto prob = prepare_layer(shapes->front(), rows.value(), static_cast<uint64_t>(seed.value()), args->get("inputs"));
+  if (!prob.is_ok()) return fail("explain", prob.status());
+  const int64_t M = prob->m, N = prob->shape.n;
+
+  std::vector<uint32_t> dump(M * N);
+  bool bf16 = true;
+  if (args->has("plant")) {
+    auto c = ReductionContract::parse(args->get("plant"));
+    if (!c.is_ok()) return fail("explain", c.status());
+    auto e = parse_epilogue(args->get("plant-epilogue", "alpha_before_bf16"));
+    if (!e.is_ok()) return fail("explain", e.status());
+    GemmSpec spec;
+    spec.alpha = prob->alpha;
+    spec.contracts = {c.value()};
+    spec.epilogues = {e.value()};
+    auto r = gemm_oracle(prob->a, prob->w, spec);
+    if (!r.is_ok()) return fail("explain", r.status());
+    bf16 = !args->has("plant-raw");
+    for (int64_t i = 0; i < M * N; ++i) dump[i] = bf16 ? (*r)[0].out[i] : f32_bits((*r)[0].raw[i]);
+    if (args->has("save-reference")) {
+      Status st = bf16 ? write_npy(args->get("save-reference"), "u2", {M, N}, (*r)[0].out.data(), M * N * 2)
+                       : write_npy(args->get("save-reference"), "f4", {M, N}, (*r)[0].raw.data(), M * N * 4);
+      if (!st.is_ok()) return fail("explain", st);
+    }
+  } else {
+    const std::string f = args->get("reference");
+    std::vector<uint8_t> bytes;
+    if (f.size() > 4 && f.substr(f.size() - 4) == ".npy") {
+      auto a = read_npy(f);
+      if (!a.is_ok()) return fail("explain", a.status());
+      if (a->dtype != "u2" && a->dtype != "f4") return fail("explain", invalid_argument("'" + f + "' must be bf16 (u2) or f32 (f4)"));
+      int64_t count = 1;
+      for (auto d : a->shape) count *= d;
+      if (count != M * N)
+        return fail("explain", invalid_argument("'" + f + "' holds " + std::to_string(count) + " values, expected M*N = " +
+                                                std::to_string(M) + "*" + std::to_string(N)));
+      bf16 = a->dtype == "u2";
+      bytes = std::move(a->bytes);
+    } else {
+      const std::string dt = args->get("dtype");
+      if (dt != "bf16" && dt != "f32") return fail("explain", invalid_argument("a raw --reference needs --dtype bf16|f32"));
+      bf16 = dt == "bf16";
+      auto b = read_file(f);
+      if (!b.is_ok()) return fail("explain", b.status());
+      if (static_cast<int64_t>(b->size()) != M * N * (bf16 ? 2 : 4))
+        return fail("explain", invalid_argument("'" + f + "' has " + std::to_string(b->size()) + " bytes, expected " +
+                                                std::to_string(M * N * (bf16 ? 2 : 4))));
+      bytes = std::move(b.value());
+    }
+    for (int64_t i = 0; i < M * N; ++i) {
+      uint32_t v = 0;
+      std::memcpy(&v, &bytes[i * (bf16 ? 2 : 4)], bf16 ? 2 : 4);
+      dump[i] = v;
+    }
+  }
+  auto res = explain_contract(prob->a, prob->w, prob->alpha, nullptr, dump, bf16, eo);
+  if (!res.is_ok()) return fail("explain", res.status());
+  Json j = res->to_json();
+  j.set("linear", prob->shape.name).set("mnk", Json::array().push(M).push(N).push(prob->shape.k));
+  j.set("inputs", prob->inputs);
+  if (args->has("plant")) j.set("planted", args->get("plant"));
+  if (args->has("json")) {
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("%s %lldx%lldx%lld: %lld candidate (contract, epilogue) pairs searched\n", prob->shape.name.c_str(),
+                static_cast<long long>(M), static_cast<long long>(N), static_cast<long long>(prob->shape.k),
+                static_cast<long long>(res->candidates));
+    std::printf("%-44s %-18s %-14s %s\n", "contract", "epilogue", "sample_diff", "all_outputs_diff");
+    for (const auto& c : res->closest)
+      std::printf("%-44s %-18s %-14lld %s\n", c.contract.to_string().c_str(), to_string(c.epilogue),
+                  static_cast<long long>(c.sample_diffs), c.full_diffs >= 0 ? std::to_string(c.full_diffs).c_str() : "-");
+    std::printf("verdict: %s\n", j["verdict"].as_string().c_str());
+  }
+  return res->exact.empty() ? 1 : 0;
+}
+
+}  // namespace nvfp4::cli

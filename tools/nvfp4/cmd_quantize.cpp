@@ -1,0 +1,161 @@
+// nvfp4 version / nvfp4 quantize
+#include <cstdio>
+#include <cstring>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "nvfp4/cublaslt.hpp"
+#include "nvfp4/cuda.hpp"
+#include "nvfp4/io.hpp"
+#include "nvfp4/quant.hpp"
+
+namespace nvfp4::cli {
+
+int cmd_version(int argc, char** argv) {
+  auto args = Args::parse(argc, argv, 2, {"json", "help"}, {});
+  if (!args.is_ok()) return fail("version", args.status());
+  const CudaInfo ci = cuda_info();
+  Json j = Json::object();
+  j.set("version", NVFP4_VERSION);
+  j.set("cuda_built", ci.built_with_cuda);
+  j.set("cuda_targets", ci.built_targets);
+  j.set("cuda_runtime", ci.runtime_version).set("cuda_driver", ci.driver_version);
+  Json devs = Json::array();
+  for (const auto& d : ci.devices) {
+    Json dj = Json::object();
+    dj.set("index", d.index).set("name", d.name).set("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
+    dj.set("sm_count", d.sm_count).set("memory_bytes", d.memory_bytes);
+    devs.push(dj);
+  }
+  j.set("gpus", devs);
+  if (!ci.error.empty()) j.set("gpu_note", ci.error);
+  auto env = cublaslt_env();
+  j.set("cublaslt", env.is_ok() ? env->library + " " + std::to_string(env->cublaslt_version) : env.status().message());
+  if (args->has("json")) {
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+  }
+  std::printf("nvfp4 %s\n", NVFP4_VERSION);
+  std::printf("CUDA: %s (targets %s), runtime %d, driver %d\n", ci.built_with_cuda ? "built" : "not built",
+              ci.built_targets.empty() ? "-" : ci.built_targets.c_str(), ci.runtime_version, ci.driver_version);
+  if (ci.devices.empty()) std::printf("GPUs: none (%s)\n", ci.error.c_str());
+  for (const auto& d : ci.devices)
+    std::printf("GPU %d: %s, compute capability %d.%d, %d SMs, %.1f GiB\n", d.index, d.name.c_str(), d.cc_major, d.cc_minor,
+                d.sm_count, d.memory_bytes / 1073741824.0);
+  std::printf("cuBLASLt: %s\n", j["cublaslt"].as_string().c_str());
+  return 0;
+}
+
+namespace {
+const char* kQuantizeHelp =
+    "usage: nvfp4 quantize --input X.npy|X.bin --out PREFIX [options]\n"
+    "  --input FILE        bf16 input: .npy ([R][C], dtype u2/bfloat16) or raw little-endian bf16 with --shape\n"
+    "  --shape R,C         shape of a raw input\n"
+    "  --out PREFIX        writes PREFIX.data.npy ([R16][C16/2] u8), PREFIX.scales.npy (u8), PREFIX.json\n"
+    "  --recipe NAME       comfy-cuda (default) | comfy-eager-cuda | comfy-eager-cpu\n"
+    "  --nibbles ORDER     hi_first (default, ComfyUI) | lo_first (PTX/cuBLAS/CUTLASS)\n"
+    "  --scales LAYOUT     swizzled128x4 (default) | linear\n"
+    "  --global-scale S    dynamic (default: f32(bf16(amax/2688)), as ComfyUI) | f32 (amax/2688) | a number\n"
+    "  --pad               zero-pad rows and columns to multiples of 16 (else they must divide)\n"
+    "  --device cpu|gpu    where to quantize (gpu: comfy-cuda only)\n"
+    "  --json              print the result's description as JSON\n";
+}
+
+int cmd_quantize(int argc, char** argv) {
+  auto args = Args::parse(argc, argv, 2, {"pad", "json", "help"},
+                          {"input", "shape", "out", "recipe", "nibbles", "scales", "global-scale", "device"});
+  if (!args.is_ok()) return fail("quantize", args.status());
+  if (args->has("help")) { std::fputs(kQuantizeHelp, stdout); return 0; }
+  if (!args->has("input") || !args->has("out"))
+    return fail("quantize", invalid_argument("--input and --out are required (see --help)"));
+  QuantizeOptions opt;
+  opt.pad = args->has("pad");
+  auto recipe = parse_recipe(args->get("recipe", "comfy-cuda"));
+  if (!recipe.is_ok()) return fail("quantize", recipe.status());
+  opt.recipe = recipe.value();
+  auto nib = parse_nibble_order(args->get("nibbles", "hi_first"));
+  if (!nib.is_ok()) return fail("quantize", nib.status());
+  opt.nibbles = nib.value();
+  auto lay = parse_scale_layout(args->get("scales", "swizzled128x4"));
+  if (!lay.is_ok()) return fail("quantize", lay.status());
+  opt.scale_layout = lay.value();
+  const std::string device = args->get("device", "cpu");
+  if (device != "cpu" && device != "gpu") return fail("quantize", invalid_argument("--device must be cpu or gpu"));
+
+  // Input
+  const std::string in = args->get("input");
+  std::vector<uint16_t> x;
+  int64_t rows = 0, cols = 0;
+  if (in.size() > 4 && in.substr(in.size() - 4) == ".npy") {
+    auto a = read_npy(in);
+    if (!a.is_ok()) return fail("quantize", a.status());
+    if (a->dtype != "u2" || a->shape.size() != 2)
+      return fail("quantize", invalid_argument("'" + in + "' must be a 2-D bf16 array (dtype u2 / bfloat16)"));
+    rows = a->shape[0];
+    cols = a->shape[1];
+    x.resize(a->bytes.size() / 2);
+    std::memcpy(x.data(), a->bytes.data(), a->bytes.size());
+  } else {
+    if (!args->has("shape")) return fail("quantize", invalid_argument("a raw input needs --shape R,C"));
+    const std::string s = args->get("shape");
+    const auto comma = s.find(',');
+    try {
+      if (comma == std::string::npos) throw 1;
+      rows = std::stoll(s.substr(0, comma));
+      cols = std::stoll(s.substr(comma + 1));
+    } catch (...) {
+      return fail("quantize", invalid_argument("--shape must be R,C, got '" + s + "'"));
+    }
+    if (rows <= 0 || cols <= 0) return fail("quantize", invalid_argument("--shape must be positive"));
+    auto bytes = read_file(in);
+    if (!bytes.is_ok()) return fail("quantize", bytes.status());
+    if (static_cast<int64_t>(bytes->size()) != rows * cols * 2)
+      return fail("quantize", invalid_argument("'" + in + "' has " + std::to_string(bytes->size()) + " bytes; shape " + s +
+                                               " of bf16 needs " + std::to_string(rows * cols * 2)));
+    x.resize(rows * cols);
+    std::memcpy(x.data(), bytes->data(), bytes->size());
+  }
+  // Global scale
+  const std::string gs = args->get("global-scale", "dynamic");
+  float s;
+  if (gs == "dynamic") s = global_scale_dynamic(x.data(), rows * cols);
+  else if (gs == "f32") s = global_scale_f32(x.data(), rows * cols);
+  else {
+    auto v = args->get_double("global-scale", 0);
+    if (!v.is_ok()) return fail("quantize", invalid_argument("--global-scale must be dynamic, f32 or a number"));
+    s = static_cast<float>(v.value());
+  }
+  auto t = device == "gpu" ? quantize_gpu(x.data(), rows, cols, s, opt) : quantize(x.data(), rows, cols, s, opt);
+  if (!t.is_ok()) return fail("quantize", t.status());
+  const Geometry& g = t->geom;
+  const std::string out = args->get("out");
+  Json meta = Json::object();
+  meta.set("format", "nvfp4").set("shape", Json::array().push(rows).push(cols));
+  meta.set("padded_shape", Json::array().push(g.rows16).push(g.cols16));
+  meta.set("recipe", to_string(opt.recipe)).set("device", device);
+  meta.set("nibbles", to_string(opt.nibbles)).set("scale_layout", to_string(opt.scale_layout));
+  meta.set("global_scale", static_cast<double>(s));
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "0x%08x", f32_bits(s));
+  meta.set("global_scale_bits", hex);
+  meta.set("data", out + ".data.npy").set("scales", out + ".scales.npy");
+  meta.set("data_shape", Json::array().push(g.rows16).push(g.cols16 / 2));
+  const std::vector<int64_t> sshape = opt.scale_layout == ScaleLayout::kSwizzled128x4
+                                          ? std::vector<int64_t>{g.sf_rows_pad, g.sf_cols_pad}
+                                          : std::vector<int64_t>{g.rows16, g.sf_cols};
+  meta.set("scales_shape", Json::array().push(sshape[0]).push(sshape[1]));
+  meta.set("data_sha256", sha256_hex(t->data.data(), t->data.size()));
+  meta.set("scales_sha256", sha256_hex(t->scales.data(), t->scales.size()));
+  // Everything is written to temporary names first, so an error leaves no partial output.
+  Status st = write_npy(out + ".data.npy", "u1", {g.rows16, g.cols16 / 2}, t->data.data(), t->data.size());
+  if (st.is_ok()) st = write_npy(out + ".scales.npy", "u1", sshape, t->scales.data(), t->scales.size());
+  if (st.is_ok()) st = write_text(out + ".json", meta.dump() + "\n");
+  if (!st.is_ok()) return fail("quantize", st);
+  if (args->has("json")) std::printf("%s\n", meta.dump().c_str());
+  else
+    std::printf("quantized [%lld, %lld] with %s (global scale %s) -> %s.{data,scales}.npy, %s.json\n",
+                static_cast<long long>(rows), static_cast<long long>(cols), to_string(opt.recipe), hex, out.c_str(), out.c_str());
+  return 0;
+}
+
+}  // namespace nvfp4::cli
