@@ -119,7 +119,11 @@ TEST(Gpu, GemmKernelsOnTheGoldenChains) {
       std::vector<uint8_t> d(geo.data_bytes());
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t j = 0; j < K; j += 2) d[r * geo.row_bytes() + j / 2] = pack_pair(c[r * K + j], c[r * K + j + 1], NibbleOrder::kLoFirst);
-      return Tensor::make(rows, K, NibbleOrder::kLoFirst, ScaleLayout::kLinear, 1.0f, d, g->get(p + sfk)->to_vector<uint8_t>()).value();
+      std::vector<uint8_t> sf = g->get(p + sfk)->to_vector<uint8_t>();
+      sf.resize(geo.rows16 * geo.sf_cols, 0);  // linear scales cover the rows padded to 16
+      auto t = Tensor::make(rows, K, NibbleOrder::kLoFirst, ScaleLayout::kLinear, 1.0f, d, sf);
+      EXPECT_TRUE(t.is_ok()) << t.status().message();
+      return t.value();
     };
     const Tensor A = pack(ac, "sfa", M), W = pack(bc, "sfb", N);
     const float alpha = g->get(p + "alpha")->to_vector<float>()[0];

@@ -30,8 +30,10 @@ Tensor make_tensor(const std::vector<uint8_t>& codes, const std::vector<uint8_t>
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < k; j += 2)
       data[r * g.row_bytes() + j / 2] = pack_pair(codes[r * k + j], codes[r * k + j + 1], NibbleOrder::kHiFirst);
+  std::vector<uint8_t> sf = sf_linear;
+  sf.resize(g.rows16 * g.sf_cols, 0);  // scales of the padding rows are zero
   auto t = Tensor::make(rows, k, NibbleOrder::kHiFirst, ScaleLayout::kSwizzled128x4, s, std::move(data),
-                        scales_to_swizzled(g, sf_linear.data()));
+                        scales_to_swizzled(g, sf.data()));
   EXPECT_TRUE(t.is_ok()) << t.status().message();
   return t.value();
 }
