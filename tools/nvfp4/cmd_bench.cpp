@@ -17,12 +17,13 @@ const char* kHelp =
     "  --iters N           timed runs per measurement, median reported (default 30)\n"
     "  --warmup N          untimed runs first (default 5)\n"
     "  --no-quantizer      skip the quantizer benchmark\n"
+    "  --no-gemm           skip the GEMM benchmarks\n"
     "  --commit HASH       recorded in the JSON\n"
     "  --out FILE          write the JSON report\n";
 }
 
 int cmd_bench(int argc, char** argv) {
-  auto args = Args::parse(argc, argv, 2, {"no-quantizer", "help"},
+  auto args = Args::parse(argc, argv, 2, {"no-quantizer", "no-gemm", "help"},
                           {"rows", "shapes", "backend", "iters", "warmup", "commit", "out"});
   if (!args.is_ok()) return fail("bench", args.status());
   if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
@@ -35,6 +36,7 @@ int cmd_bench(int argc, char** argv) {
   opt.iters = static_cast<int>(iters.value());
   opt.warmup = static_cast<int>(warm.value());
   opt.quantizer = !args->has("no-quantizer");
+  if (args->has("no-gemm")) opt.linears.clear();
   opt.commit = args->get("commit");
   if (args->has("shapes")) {
     auto s = parse_shapes(args->get("shapes"));

@@ -24,12 +24,6 @@ __device__ __forceinline__ float fmin_ftz(float a, float b) {
   asm("min.ftz.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
   return d;
 }
-// max.f32 ignoring NaN, no flush: the amax of §2.1 step 1 (bf16 subnormals stay exact)
-__device__ __forceinline__ float fmax_nan_ignored(float a, float b) {
-  float d;
-  asm("max.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
-  return d;
-}
 // cvt.rn.satfinite.e4m3x2.f32 on one value: e4m3_rn_sat (§1). The instruction packs two; we
 // keep the low byte, which comes from the second source operand.
 __device__ __forceinline__ uint8_t e4m3_rn_sat(float v) {
@@ -43,12 +37,15 @@ __device__ __forceinline__ float e4m3_to_f32(uint8_t b) {
   const float mag = e == 0 ? __int2float_rn(m) * 0x1p-9f : __uint_as_float(static_cast<uint32_t>(e + 120) << 23 | static_cast<uint32_t>(m) << 20);
   return (b & 0x80) ? -mag : mag;
 }
-// e2m1_rn_sat (§1): thresholds, ties to the even code, NaN -> +6.
+// e2m1_rn_sat (§1): thresholds, ties to the even code, NaN -> +6. The thresholds are compared on
+// the magnitude's bit pattern (monotone for non-negative floats); a NaN magnitude lies above +Inf,
+// so it passes all seven and becomes code 7, and the product that made it is a positive canonical
+// NaN, so no sign is added.
 __device__ __forceinline__ uint32_t e2m1_rn_sat(float v) {
-  if (v != v) return 0x7;
-  const float a = fabsf(v);
-  uint32_t c = (a > 0.25f) + (a >= 0.75f) + (a > 1.25f) + (a >= 1.75f) + (a > 2.5f) + (a >= 3.5f) + (a > 5.0f);
-  return c | ((__float_as_uint(v) >> 28) & 0x8u);
+  const uint32_t b = __float_as_uint(v), a = b & 0x7FFFFFFFu;
+  const uint32_t c = (a > 0x3E800000u) + (a >= 0x3F400000u) + (a > 0x3FA00000u) + (a >= 0x3FE00000u) +
+                     (a > 0x40200000u) + (a >= 0x40600000u) + (a > 0x40A00000u);
+  return c | ((b >> 28) & 0x8u);
 }
 // bf16_rn with the same bit recipe as the host (format.hpp), so NaN payloads agree too.
 __device__ __forceinline__ uint16_t bf16_rn(float f) {
