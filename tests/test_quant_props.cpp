@@ -6,6 +6,7 @@
 #include <random>
 
 #include "nvfp4/quant.hpp"
+#include "common/e2m1_bits.hpp"
 #include "quant/recipes.hpp"
 
 using namespace nvfp4;
@@ -128,4 +129,24 @@ TEST(GlobalScale, DynamicIsBf16OfAmaxOver2688) {
   EXPECT_EQ(amax_bf16(x.data(), x.size()), bf16_rn(3.0f));
   EXPECT_EQ(global_scale_dynamic(x.data(), x.size()), bf16_to_f32(bf16_rn(3.0f / 2688.0f)));
   EXPECT_EQ(global_scale_f32(x.data(), x.size()), 3.0f / 2688.0f);
+}
+
+TEST(GpuArithmetic, E2m1BitArithmeticEqualsThresholdRounding) {
+  // The integer form the GPU quantizer uses, over every 61st fp32 pattern plus every threshold
+  // neighbourhood (an exhaustive run over all 2^32 patterns found no difference either).
+  int64_t checked = 0;
+  auto check = [&](uint32_t b) {
+    const float v = f32_from_bits(b);
+    if (std::isnan(v)) return;
+    ASSERT_EQ(detail::e2m1_rn_sat_bits(b), e2m1_rn_sat(v)) << std::hex << b;
+    ++checked;
+  };
+  for (uint64_t b = 0; b <= 0xFFFFFFFFull; b += 61) check(static_cast<uint32_t>(b));
+  for (float t : {0.25f, 0.75f, 1.0f, 1.25f, 1.75f, 2.0f, 2.5f, 3.5f, 4.0f, 5.0f, 6.0f})
+    for (int d = -64; d <= 64; ++d)
+      for (uint32_t sign : {0u, 0x80000000u}) check((f32_bits(t) + d) | sign);
+  EXPECT_GT(checked, 60000000);
+  EXPECT_EQ(detail::e2m1_rn_sat_bits(0x7FFFFFFFu), 0x7u);  // canonical NaN -> +6
+  EXPECT_EQ(detail::e2m1_rn_sat_bits(0x7F800000u), 0x7u);
+  EXPECT_EQ(detail::e2m1_rn_sat_bits(0xFF800000u), 0xFu);
 }

@@ -4,6 +4,8 @@
 #pragma once
 #include <cstdint>
 
+#include "../../common/e2m1_bits.hpp"
+
 namespace nvfp4::cuda {
 
 // mul.rn.ftz.f32: IEEE multiply, subnormal inputs and outputs flushed (NVFP4-SPEC.md §2.1 fmul_ftz)
@@ -37,16 +39,9 @@ __device__ __forceinline__ float e4m3_to_f32(uint8_t b) {
   const float mag = e == 0 ? __int2float_rn(m) * 0x1p-9f : __uint_as_float(static_cast<uint32_t>(e + 120) << 23 | static_cast<uint32_t>(m) << 20);
   return (b & 0x80) ? -mag : mag;
 }
-// e2m1_rn_sat (§1): thresholds, ties to the even code, NaN -> +6. The thresholds are compared on
-// the magnitude's bit pattern (monotone for non-negative floats); a NaN magnitude lies above +Inf,
-// so it passes all seven and becomes code 7, and the product that made it is a positive canonical
-// NaN, so no sign is added.
-__device__ __forceinline__ uint32_t e2m1_rn_sat(float v) {
-  const uint32_t b = __float_as_uint(v), a = b & 0x7FFFFFFFu;
-  const uint32_t c = (a > 0x3E800000u) + (a >= 0x3F400000u) + (a > 0x3FA00000u) + (a >= 0x3FE00000u) +
-                     (a > 0x40200000u) + (a >= 0x40600000u) + (a > 0x40A00000u);
-  return c | ((b >> 28) & 0x8u);
-}
+// e2m1_rn_sat (§1) by integer arithmetic on the bits (src/common/e2m1_bits.hpp explains it).
+__device__ __forceinline__ uint32_t e2m1_rn_sat(float v) { return detail::e2m1_rn_sat_bits(__float_as_uint(v)); }
+
 // bf16_rn with the same bit recipe as the host (format.hpp), so NaN payloads agree too.
 __device__ __forceinline__ uint16_t bf16_rn(float f) {
   uint32_t u = __float_as_uint(f);

@@ -1,0 +1,41 @@
+// e2m1_rn_sat (NVFP4-SPEC.md §1) as integer arithmetic on an fp32 pattern, shared by the GPU
+// quantizer and the host test that checks it against the threshold definition:
+//  - |v| >= 1: E2M1's normal codes are fp32's exponent and top mantissa bit; adding the rebias,
+//    2^21 - 1 and the kept bit's parity rounds to nearest-even in one integer add (then >> 22;
+//    0xC11FFFFF = -(126 << 23) + 2^21 - 1 modulo 2^32); past 6, +Inf and NaN patterns the result
+//    exceeds 7 and min() saturates;
+//  - |v| < 1: codes 0, 1, 2 are rint(2|v|): the bits of fma(|v|, 2, 2^23) minus those of 2^23
+//    (2|v| is exact, so the fma rounds once, to nearest-even).
+// A NaN of either sign gets code 7 with the input's sign bit; the comfy-cuda product feeding it
+// (mul.ftz) only ever yields the positive canonical NaN, hence +6 as the reference writes it.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__CUDACC__)
+#define NVFP4_E2M1_HD __host__ __device__ __forceinline__
+#else
+#define NVFP4_E2M1_HD inline
+#endif
+
+namespace nvfp4::detail {
+
+NVFP4_E2M1_HD uint32_t e2m1_rn_sat_bits(uint32_t b) {
+  const uint32_t a = b & 0x7FFFFFFFu;
+  uint32_t hi = (a + 0xC11FFFFFu + ((a >> 22) & 1u)) >> 22;
+  hi = hi < 7u ? hi : 7u;
+#if defined(__CUDA_ARCH__)
+  const uint32_t lo = __float_as_uint(__fmaf_rn(__uint_as_float(a), 2.0f, 8388608.0f)) - 0x4B000000u;
+#else
+  float af;
+  std::memcpy(&af, &a, 4);
+  const float r = std::fma(af, 2.0f, 8388608.0f);
+  uint32_t lo;
+  std::memcpy(&lo, &r, 4);
+  lo -= 0x4B000000u;
+#endif
+  return (a < 0x3F800000u ? lo : hi) | ((b >> 28) & 0x8u);
+}
+
+}  // namespace nvfp4::detail
