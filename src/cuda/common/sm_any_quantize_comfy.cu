@@ -1,8 +1,8 @@
 // bf16 -> NVFP4 with recipe comfy-cuda (NVFP4-SPEC.md §2.1), the shipped comfy-kitchen kernel's
-// instruction sequence. The kernel is bound by instruction issue as much as by DRAM, so each thread
-// owns whole blocks (16-byte loads, 8-byte stores, the block's scale arithmetic done once), index
-// math avoids integer division, and the E2M1 rounding is integer arithmetic on the product's bits
-// (common/e2m1_bits.hpp) instead of seven compares.
+// instruction sequence. The kernel is bound by instruction issue more than by DRAM at 16 elements
+// per block, so each thread owns one whole block (two 16-byte loads, one 8-byte store; the block's
+// scale arithmetic is done once), index math is 32-bit where the tensor allows, and the E2M1
+// rounding is integer arithmetic on the product's bits (numerics.cuh) instead of seven compares.
 // Built for every target (sm_90a, sm_120a, sm_121a): the sequence uses no arch-specific instruction.
 #include <cuda_runtime.h>
 
@@ -19,8 +19,7 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kBlock = 16;
 constexpr float kOneSixth = 0x1.555556p-3f;  // fl32(1/6): what "/6" became under fast-math
-constexpr int kPerThread = 2;            // blocks per thread: loads in flight, interleaved scale math
-static_assert(kThreads % 32 == 0 && kBlock == 16, "whole warps, 16-element blocks");
+static_assert(kThreads % 32 == 0 && kBlock == 16, "one 16-element block per thread");
 
 struct QuantParams {
   const uint16_t* x;   // [rows][cols] bf16
@@ -28,7 +27,6 @@ struct QuantParams {
   uint8_t* scales;     // swizzled [sf_rows_pad][sf_cols_pad] or linear [rows16][cols16/16]
   int64_t rows, cols, rows16, sf_cols, sf_cols_pad;
   int64_t blocks;      // rows16 * sf_cols
-  double inv_sf_cols;  // 1 / sf_cols
   float s;
   bool hi_first, swizzled, vec_ok;  // vec_ok: every row start is 16-byte aligned (cols % 8 == 0)
 };
@@ -42,16 +40,35 @@ __device__ __forceinline__ void unpack8(uint4 v, float* xf) {
   }
 }
 
-// Quantizes one block whose 16 inputs are in xf; returns the 8 packed bytes, writes the scale.
-__device__ __forceinline__ uint2 quantize_block(const QuantParams& p, const float (&xf)[kBlock], float rcp_s, uint8_t& sf_out) {
+// Thread b owns block b of the padded [rows16][cols16/16] block grid. Index is 32-bit whenever the
+// tensor allows (a 64-bit division costs more than a block's arithmetic).
+template <typename Index>
+__global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p) {
+  const Index b = static_cast<Index>(blockIdx.x) * kThreads + threadIdx.x;
+  if (b >= static_cast<Index>(p.blocks)) return;
+  const Index sf_cols = static_cast<Index>(p.sf_cols);
+  const Index r = b / sf_cols, c = b - r * sf_cols;
+  const Index k0 = c * kBlock;
+
+  float xf[kBlock];
+  if (p.vec_ok && r < p.rows && k0 + kBlock <= p.cols) {
+    const uint4* src = reinterpret_cast<const uint4*>(p.x + static_cast<int64_t>(r) * p.cols + k0);
+    const uint4 v0 = __ldg(src), v1 = __ldg(src + 1);
+    unpack8(v0, xf);
+    unpack8(v1, xf + 8);
+  } else {  // padded edge or unaligned rows: zeros past the data, as F.pad gives the reference
+#pragma unroll
+    for (int i = 0; i < kBlock; ++i)
+      xf[i] = (r < p.rows && k0 + i < p.cols) ? bf16_to_f32(p.x[static_cast<int64_t>(r) * p.cols + k0 + i]) : 0.0f;
+  }
+
   float amax = 0.0f;  // step 1: fmaxf (max.f32) ignores NaN elements
 #pragma unroll
   for (int i = 0; i < kBlock; ++i) amax = fmaxf(amax, fabsf(xf[i]));
   float d = fmul_rn_ftz(amax, kOneSixth);              // step 2
-  d = fmul_rn_ftz(d, rcp_s);                           // step 3
+  d = fmul_rn_ftz(d, rcp_approx_ftz(p.s));             // step 3
   d = fmin_ftz(d, 448.0f);                             // step 4: NaN -> 448
   const uint8_t sf = e4m3_rn_sat(d);                   // step 5
-  sf_out = sf;
   const float t = fmul_rn_ftz(p.s, e4m3_to_f32(sf));   // step 6
   const float e = fmin_ftz(rcp_approx_ftz(t), 3.40282347e38f);
   uint32_t packed[2] = {0, 0};
@@ -61,53 +78,11 @@ __device__ __forceinline__ uint2 quantize_block(const QuantParams& p, const floa
     const uint32_t q1 = e2m1_rn_sat(fmul_rn_ftz(e, xf[i + 1]));
     packed[i / 8] |= (p.hi_first ? ((q0 << 4) | q1) : ((q1 << 4) | q0)) << (4 * (i % 8));  // step 8
   }
-  return make_uint2(packed[0], packed[1]);
-}
-
-__device__ __forceinline__ void load_block(const QuantParams& p, int64_t r, int64_t k0, float (&xf)[kBlock]) {
-  if (p.vec_ok && r < p.rows && k0 + kBlock <= p.cols) {
-    const uint4* src = reinterpret_cast<const uint4*>(p.x + r * p.cols + k0);
-    const uint4 v0 = __ldg(src), v1 = __ldg(src + 1);
-    unpack8(v0, xf);
-    unpack8(v1, xf + 8);
-  } else {  // padded edge or unaligned rows: zeros past the data, as F.pad gives the reference
-#pragma unroll
-    for (int i = 0; i < kBlock; ++i) xf[i] = (r < p.rows && k0 + i < p.cols) ? bf16_to_f32(p.x[r * p.cols + k0 + i]) : 0.0f;
-  }
-}
-
-// Thread t owns blocks kPerThread*t .. +kPerThread-1 of the padded [rows16][cols16/16] block grid
-// (flat, so a row's end runs into the next row): their loads are issued together and their
-// scale arithmetic interleaves. Row and column come from one double-precision multiply by 1/sf_cols
-// and an exact integer correction, cheaper than an integer division.
-__global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p) {
-  const int64_t b0 = (static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x) * kPerThread;
-  if (b0 >= p.blocks) return;
-  int64_t r = static_cast<int64_t>(static_cast<double>(b0) * p.inv_sf_cols);
-  int64_t c = b0 - r * p.sf_cols;
-  if (c < 0) { --r; c += p.sf_cols; }
-  if (c >= p.sf_cols) { ++r; c -= p.sf_cols; }
-  int64_t rr[kPerThread], cc[kPerThread];
-  float xf[kPerThread][kBlock];
-#pragma unroll
-  for (int u = 0; u < kPerThread; ++u) {
-    rr[u] = r;
-    cc[u] = c;
-    if (b0 + u < p.blocks) load_block(p, r, c * kBlock, xf[u]);
-    if (++c == p.sf_cols) { c = 0; ++r; }
-  }
-  const float rcp_s = rcp_approx_ftz(p.s);
-#pragma unroll
-  for (int u = 0; u < kPerThread; ++u) {
-    if (b0 + u >= p.blocks) break;
-    uint8_t sf;
-    const uint2 q = quantize_block(p, xf[u], rcp_s, sf);
-    reinterpret_cast<uint2*>(p.data)[b0 + u] = q;  // row pitch cols16/2 = 8 bytes per block
-    const int64_t off = p.swizzled ? ((rr[u] >> 7) * (p.sf_cols_pad >> 2) + (cc[u] >> 2)) * 512 + (rr[u] & 31) * 16 +
-                                         ((rr[u] & 127) >> 5) * 4 + (cc[u] & 3)
-                                   : rr[u] * p.sf_cols + cc[u];
-    p.scales[off] = sf;
-  }
+  reinterpret_cast<uint2*>(p.data)[b] = make_uint2(packed[0], packed[1]);  // row pitch cols16/2 = 8 B per block
+  const int64_t off = p.swizzled ? (static_cast<int64_t>(r / 128) * (p.sf_cols_pad / 4) + (c / 4)) * 512 + (r % 32) * 16 +
+                                       ((r % 128) / 32) * 4 + (c % 4)
+                                 : static_cast<int64_t>(r) * p.sf_cols + c;
+  p.scales[off] = sf;
 }
 
 }  // namespace
@@ -128,11 +103,12 @@ Status launch_quantize_comfy(const uint16_t* x, int64_t rows, int64_t cols, floa
   p.hi_first = hi_first;
   p.swizzled = swizzled;
   p.vec_ok = cols % 8 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
-  p.inv_sf_cols = 1.0 / static_cast<double>(p.sf_cols);
-  const int64_t threads = (p.blocks + kPerThread - 1) / kPerThread;
-  const int64_t grid = (threads + kThreads - 1) / kThreads;
+  const int64_t grid = (p.blocks + kThreads - 1) / kThreads;
   if (grid > 0x7FFFFFFF) return invalid_argument("quantize_gpu: tensor too large for one launch");
-  sm_any_quantize_comfy<<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(p);
+  if (p.blocks + kThreads < (int64_t{1} << 31))
+    sm_any_quantize_comfy<uint32_t><<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(p);
+  else
+    sm_any_quantize_comfy<uint64_t><<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(p);
   NVFP4_CUDA_LAUNCH_TRY("sm_any_quantize_comfy");
   return Status::ok();
 }
