@@ -28,7 +28,7 @@ struct QuantParams {
   int64_t rows, cols, rows16, sf_cols, sf_cols_pad;
   int64_t blocks;      // rows16 * sf_cols
   float s;
-  bool hi_first, swizzled, vec_ok;  // vec_ok: every row start is 16-byte aligned (cols % 8 == 0)
+  bool swizzled, vec_ok;  // vec_ok: every row start is 16-byte aligned (cols % 8 == 0)
 };
 
 __device__ __forceinline__ void unpack8(uint4 v, float* xf) {
@@ -42,7 +42,7 @@ __device__ __forceinline__ void unpack8(uint4 v, float* xf) {
 
 // Thread b owns block b of the padded [rows16][cols16/16] block grid. Index is 32-bit whenever the
 // tensor allows (a 64-bit division costs more than a block's arithmetic).
-template <typename Index>
+template <typename Index, bool kHiFirst>
 __global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p) {
   const Index b = static_cast<Index>(blockIdx.x) * kThreads + threadIdx.x;
   if (b >= static_cast<Index>(p.blocks)) return;
@@ -62,9 +62,15 @@ __global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p)
       xf[i] = (r < p.rows && k0 + i < p.cols) ? bf16_to_f32(p.x[static_cast<int64_t>(r) * p.cols + k0 + i]) : 0.0f;
   }
 
-  float amax = 0.0f;  // step 1: fmaxf (max.f32) ignores NaN elements
+  // step 1: fmaxf (max.f32) ignores NaN elements; a tree, so the max is 4 steps deep, not 16
+  float m8[8];
 #pragma unroll
-  for (int i = 0; i < kBlock; ++i) amax = fmaxf(amax, fabsf(xf[i]));
+  for (int i = 0; i < 8; ++i) m8[i] = fmaxf(fabsf(xf[i]), fabsf(xf[i + 8]));
+#pragma unroll
+  for (int w = 4; w >= 1; w /= 2)
+#pragma unroll
+    for (int i = 0; i < w; ++i) m8[i] = fmaxf(m8[i], m8[i + w]);
+  const float amax = fmaxf(m8[0], 0.0f);
   float d = fmul_rn_ftz(amax, kOneSixth);              // step 2
   d = fmul_rn_ftz(d, rcp_approx_ftz(p.s));             // step 3
   d = fmin_ftz(d, 448.0f);                             // step 4: NaN -> 448
@@ -76,7 +82,7 @@ __global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p)
   for (int i = 0; i < kBlock; i += 2) {
     const uint32_t q0 = e2m1_rn_sat(fmul_rn_ftz(e, xf[i]));      // step 7
     const uint32_t q1 = e2m1_rn_sat(fmul_rn_ftz(e, xf[i + 1]));
-    packed[i / 8] |= (p.hi_first ? ((q0 << 4) | q1) : ((q1 << 4) | q0)) << (4 * (i % 8));  // step 8
+    packed[i / 8] |= (kHiFirst ? ((q0 << 4) | q1) : ((q1 << 4) | q0)) << (4 * (i % 8));  // step 8
   }
   reinterpret_cast<uint2*>(p.data)[b] = make_uint2(packed[0], packed[1]);  // row pitch cols16/2 = 8 B per block
   const int64_t off = p.swizzled ? (static_cast<int64_t>(r / 128) * (p.sf_cols_pad / 4) + (c / 4)) * 512 + (r % 32) * 16 +
@@ -100,15 +106,16 @@ Status launch_quantize_comfy(const uint16_t* x, int64_t rows, int64_t cols, floa
   p.sf_cols_pad = (p.sf_cols + 3) / 4 * 4;
   p.blocks = p.rows16 * p.sf_cols;
   p.s = s;
-  p.hi_first = hi_first;
   p.swizzled = swizzled;
   p.vec_ok = cols % 8 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
   const int64_t grid = (p.blocks + kThreads - 1) / kThreads;
   if (grid > 0x7FFFFFFF) return invalid_argument("quantize_gpu: tensor too large for one launch");
-  if (p.blocks + kThreads < (int64_t{1} << 31))
-    sm_any_quantize_comfy<uint32_t><<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(p);
-  else
-    sm_any_quantize_comfy<uint64_t><<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(p);
+  const bool narrow = p.blocks + kThreads < (int64_t{1} << 31);
+  const unsigned g = static_cast<unsigned>(grid);
+  if (narrow && hi_first) sm_any_quantize_comfy<uint32_t, true><<<g, kThreads, 0, stream>>>(p);
+  else if (narrow) sm_any_quantize_comfy<uint32_t, false><<<g, kThreads, 0, stream>>>(p);
+  else if (hi_first) sm_any_quantize_comfy<uint64_t, true><<<g, kThreads, 0, stream>>>(p);
+  else sm_any_quantize_comfy<uint64_t, false><<<g, kThreads, 0, stream>>>(p);
   NVFP4_CUDA_LAUNCH_TRY("sm_any_quantize_comfy");
   return Status::ok();
 }
