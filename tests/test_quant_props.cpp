@@ -150,3 +150,29 @@ TEST(GpuArithmetic, E2m1BitArithmeticEqualsThresholdRounding) {
   EXPECT_EQ(detail::e2m1_rn_sat_bits(0x7F800000u), 0x7u);
   EXPECT_EQ(detail::e2m1_rn_sat_bits(0xFF800000u), 0xFu);
 }
+
+TEST(ComfyCudaRecipe, Avx2BlockEqualsScalarBlock) {
+  if (!detail::have_avx2_quant()) GTEST_SKIP() << "skipped: CPU without AVX2";
+  std::mt19937 rng(31);
+  const uint16_t specials[] = {0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x0001, 0x8003, 0x007F, 0x3F80, 0x4700, 0xC0C0};
+  int64_t blocks = 0;
+  for (int it = 0; it < 200000; ++it) {
+    uint16_t x[16];
+    const int mode = it % 4;
+    for (auto& v : x) {
+      v = static_cast<uint16_t>(rng());
+      if (mode == 1) v = specials[rng() % 12];
+      if (mode == 2) v = static_cast<uint16_t>((rng() & 0x807F) | 0x3C00);  // a narrow band
+    }
+    const float s = mode == 3 ? f32_from_bits(rng()) : 0.0123456789f;
+    if (!std::isfinite(s) || s < 0) continue;
+    const float rcp_s = rcp_approx_ftz(s);
+    uint8_t c1[16], c2[16], s1, s2;
+    detail::comfy_cuda_block(x, s, rcp_s, c1, &s1);
+    detail::comfy_cuda_block_avx2(x, s, rcp_s, c2, &s2);
+    ASSERT_EQ(s1, s2) << "iteration " << it;
+    for (int i = 0; i < 16; ++i) ASSERT_EQ(c1[i], c2[i]) << "iteration " << it << " element " << i;
+    ++blocks;
+  }
+  EXPECT_GT(blocks, 150000);
+}

@@ -58,10 +58,10 @@ inline uint8_t e2m1_rn_sat(float v) {
 // ---------------------------------------------------------------------------------------------
 // E4M3 / UE4M3 (spec §1): bias 7, max 448, subnormals m/8 * 2^-6, 0x7F/0xFF NaN.
 inline float e4m3_decode(uint8_t b) {
-  const int e = (b >> 3) & 0xF, m = b & 7;
+  const uint32_t e = (b >> 3) & 0xF, m = b & 7;
   if (e == 15 && m == 7) return std::numeric_limits<float>::quiet_NaN();
-  const float mag = e == 0 ? std::ldexp(static_cast<float>(m), -9)
-                           : std::ldexp(static_cast<float>(8 + m), e - 10);
+  // Subnormals m * 2^-9 (an exact product); normals straight from the fields.
+  const float mag = e == 0 ? static_cast<float>(m) * 0x1p-9f : f32_from_bits(((e + 120) << 23) | (m << 20));
   return (b & 0x80) ? -mag : mag;
 }
 // UE4M3: the sign bit is ignored.

@@ -39,10 +39,17 @@ uint8_t e4m3_rn_magnitude(double a) {
 }  // namespace
 
 uint8_t e4m3_rn_sat(float v) {
-  if (std::isnan(v)) return 0x7F;
-  const uint8_t sign = std::signbit(v) ? 0x80 : 0x00;
-  const uint8_t m = e4m3_rn_magnitude(std::fabs(static_cast<double>(v)));
-  return sign | (m == 127 ? 0x7E : m);  // sat: past 448 -> 448
+  // Bit arithmetic (the quantizers call this once per block): RN-even by adding 2^19 - 1 plus the
+  // kept LSB below the 3 kept mantissa bits; subnormals by rint(|v| * 2^9) with a magic add.
+  const uint32_t b = f32_bits(v), sign = (b >> 24) & 0x80u, a = b & 0x7FFFFFFFu;
+  if (a > 0x7F800000u) return 0x7F;                        // NaN
+  if (a >= 0x43E00000u) return static_cast<uint8_t>(sign | 0x7E);  // >= 448 (464 ties to 448): sat
+  if (a < 0x3C800000u) {                                   // < 2^-6: subnormal grid m * 2^-9
+    const float q = f32_from_bits(a) * 512.0f + 8388608.0f;  // |v| * 2^9 exact; one rounding, RN-even
+    return static_cast<uint8_t>(sign | (f32_bits(q) - 0x4B000000u));  // 8 lands on the first normal
+  }
+  const uint32_t r = a + 0x7FFFFu + ((a >> 20) & 1u);
+  return static_cast<uint8_t>(sign | ((r >> 20) - (120u << 3)));
 }
 
 uint8_t e4m3_rn_nosat(float v) {

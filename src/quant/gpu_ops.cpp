@@ -27,23 +27,20 @@ float rcp_approx_ftz(float x) {
   const uint32_t u = f32_bits(x);
   const uint32_t sign = u & 0x80000000u;
   const uint32_t biased = (u >> 23) & 0xFF;
-  if (std::isnan(x)) return f32_from_bits(0x7FFFFFFFu);
+  if (biased == 0xFF) return (u & 0x7FFFFF) ? f32_from_bits(0x7FFFFFFFu) : f32_from_bits(sign);  // NaN; ±Inf -> ±0
   if (biased == 0) return f32_from_bits(sign | 0x7F800000u);  // ±0 and flushed subnormals -> ±Inf
-  if (biased == 0xFF) return f32_from_bits(sign);                 // ±Inf -> ±0
   const uint32_t m = u & 0x7FFFFF;
-  const float mant = f32_from_bits(0x3F800000u | m);  // 1.m in [1, 2)
-  float r = 1.0f / mant;                              // rn: IEEE division, r in (0.5, 1]
+  uint32_t r = f32_bits(1.0f / f32_from_bits(0x3F800000u | m));  // rn: IEEE division, in (0.5, 1]
   if (table_bit(m)) {
     // The hardware returned RN's other neighbour: the float on the other side of the exact 1/1.m.
-    // Exact side test: compare (1.m * 2^23) * (r * 2^24) with 2^47 in integers.
-    const uint64_t a = 0x800000u | m;
-    const uint64_t b = static_cast<uint64_t>(std::ldexp(static_cast<double>(r), 24));
-    const bool r_above = a * b > (uint64_t{1} << 47);
-    r = std::nextafter(r, r_above ? 0.0f : 2.0f);
+    // Exact side test: (1.m * 2^23) * (r * 2^24) against 2^47, in integers (r in [0.5, 1)).
+    const uint64_t a = 0x800000u | m, rb = 0x800000u | (r & 0x7FFFFF);
+    r += a * rb > (uint64_t{1} << 47) ? -1 : 1;  // one ulp towards the exact value
   }
-  // Scale by 2^-e exactly; a result below 2^-126 is flushed (ftz).
-  const float res = std::ldexp(r, 127 - static_cast<int>(biased));
-  return f32_from_bits(f32_bits(ftz(res)) | sign);
+  // Scale by 2^-e exactly: exponent field arithmetic. A result below 2^-126 is flushed (ftz).
+  const int e = static_cast<int>((r >> 23) & 0xFF) + 127 - static_cast<int>(biased);
+  if (e <= 0) return f32_from_bits(sign);
+  return f32_from_bits(sign | (static_cast<uint32_t>(e) << 23) | (r & 0x7FFFFF));
 }
 
 }  // namespace nvfp4

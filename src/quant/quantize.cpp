@@ -50,6 +50,7 @@ Result<Tensor> quantize(const uint16_t* x, int64_t rows, int64_t cols, float glo
 
   const float rcp_s = rcp_approx_ftz(global_scale);
   const Recipe recipe = opt.recipe;
+  const bool avx2 = detail::have_avx2_quant();
   detail::parallel_for(g.rows16, 8, opt.threads, [&](int64_t r0, int64_t r1, int) {
     uint16_t blk[detail::kBlock];
     uint8_t codes[detail::kBlock];
@@ -67,7 +68,13 @@ Result<Tensor> quantize(const uint16_t* x, int64_t rows, int64_t cols, float glo
           src = blk;
         }
         uint8_t sf;
-        if (recipe == Recipe::kComfyCuda) detail::comfy_cuda_block(src, global_scale, rcp_s, codes, &sf);
+        if (recipe == Recipe::kComfyCuda) {
+#if defined(__x86_64__)
+          if (avx2) detail::comfy_cuda_block_avx2(src, global_scale, rcp_s, codes, &sf);
+          else
+#endif
+            detail::comfy_cuda_block(src, global_scale, rcp_s, codes, &sf);
+        }
         else detail::comfy_eager_block(src, global_scale, recipe == Recipe::kComfyEagerCuda, codes, &sf);
         for (int i = 0; i < detail::kBlock; i += 2)
           out_row[(k0 + i) / 2] = pack_pair(codes[i], codes[i + 1], opt.nibbles);
