@@ -6,6 +6,7 @@
 #include <random>
 
 #include "nvfp4/quant.hpp"
+#include "common/cpu_features.hpp"
 #include "common/e2m1_bits.hpp"
 #include "quant/recipes.hpp"
 
@@ -152,7 +153,7 @@ TEST(GpuArithmetic, E2m1BitArithmeticEqualsThresholdRounding) {
 }
 
 TEST(ComfyCudaRecipe, Avx2BlockEqualsScalarBlock) {
-  if (!detail::have_avx2_quant()) GTEST_SKIP() << "skipped: CPU without AVX2";
+  if (!detail::cpu_has_avx2()) GTEST_SKIP() << "skipped: CPU without AVX2";
   std::mt19937 rng(31);
   const uint16_t specials[] = {0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x0001, 0x8003, 0x007F, 0x3F80, 0x4700, 0xC0C0};
   int64_t blocks = 0;

@@ -219,7 +219,7 @@ struct Parser {
 }  // namespace
 
 Result<Json> Json::parse(std::string_view text) {
-  Parser p{text};
+  Parser p{text, 0, {}};
   Json out;
   if (!p.value(out, 0)) return io_error("invalid JSON: " + p.err);
   p.ws();

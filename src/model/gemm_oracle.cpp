@@ -9,6 +9,7 @@
 #include <immintrin.h>
 #endif
 
+#include "../common/cpu_features.hpp"
 #include "../common/parallel.hpp"
 #include "mma_step.hpp"
 #include "nvfp4/model.hpp"
@@ -175,14 +176,6 @@ void eval_output(const Unpacked& A, int64_t ia, const Unpacked& W, int64_t iw, c
   }
 }
 
-bool have_avx2() {
-#if defined(__x86_64__)
-  static const bool v = __builtin_cpu_supports("avx2");
-  return v;
-#else
-  return false;
-#endif
-}
 
 Status check_operands(const Tensor& a, const Tensor& w, const GemmSpec& spec) {
   NVFP4_TRY(a.check());
@@ -231,7 +224,7 @@ Result<std::vector<GemmResult>> run(const Tensor& a, const Tensor& w, const Gemm
     by_n.assign(N, {});
     for (int64_t i = 0; i < count; ++i) by_n[(*at)[i].n].push_back(i);
   }
-  const bool avx2 = have_avx2();
+  const bool avx2 = detail::cpu_has_avx2();
   detail::parallel_for(ceil_div(N, kTileN), 1, spec.threads, [&](int64_t t0, int64_t t1, int) {
     Scratch sc;
     sc.p4.resize(A.k64 / kChunk * 4);

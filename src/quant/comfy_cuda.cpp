@@ -95,13 +95,5 @@ __attribute__((target("avx2"))) void comfy_cuda_block_avx2(const uint16_t* x16, 
 }
 #endif
 
-bool have_avx2_quant() {
-#if defined(__x86_64__)
-  static const bool v = __builtin_cpu_supports("avx2");
-  return v;
-#else
-  return false;
-#endif
-}
 
 }  // namespace nvfp4::detail

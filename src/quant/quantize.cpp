@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "../common/cpu_features.hpp"
 #include "../common/parallel.hpp"
 #include "nvfp4/quant.hpp"
 #include "recipes.hpp"
@@ -50,7 +51,7 @@ Result<Tensor> quantize(const uint16_t* x, int64_t rows, int64_t cols, float glo
 
   const float rcp_s = rcp_approx_ftz(global_scale);
   const Recipe recipe = opt.recipe;
-  const bool avx2 = detail::have_avx2_quant();
+  const bool avx2 = detail::cpu_has_avx2();
   detail::parallel_for(g.rows16, 8, opt.threads, [&](int64_t r0, int64_t r1, int) {
     uint16_t blk[detail::kBlock];
     uint8_t codes[detail::kBlock];

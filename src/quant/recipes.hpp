@@ -11,7 +11,6 @@ constexpr int kBlock = 16;
 void comfy_cuda_block(const uint16_t* x16, float s, float rcp_s, uint8_t* codes, uint8_t* sf);
 // The same block with AVX2 (x86-64 only): bit-identical, used when the CPU has AVX2.
 void comfy_cuda_block_avx2(const uint16_t* x16, float s, float rcp_s, uint8_t* codes, uint8_t* sf);
-bool have_avx2_quant();
 void comfy_eager_block(const uint16_t* x16, float s, bool on_cuda, uint8_t* codes, uint8_t* sf);
 
 // torchao's _f32_to_floatx_unpacked for E2M1 on one fp32 pattern, including what its bit tricks do

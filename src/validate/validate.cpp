@@ -109,11 +109,6 @@ Result<SideOutput> run_side(const Backend& b, const Problem& p, const ValidateOp
   return so;
 }
 
-// Values of a side at sample index i.
-float raw_at(const SideOutput& s, const Problem& p, size_t i) {
-  return s.sampled ? s.raw[i] : s.raw[p.sample[i].m * p.shape.n + p.sample[i].n];
-}
-
 Comparison compare(const SideOutput& cand, const SideOutput& ref, const Problem& p) {
   Comparison c;
   const bool sampled = cand.sampled || ref.sampled;

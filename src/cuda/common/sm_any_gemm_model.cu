@@ -3,8 +3,8 @@
 // It is the GPU twin of the CPU oracle; speed is secondary to being obviously the same steps.
 #include <cuda_runtime.h>
 
-#include "../../model/mma_step.hpp"
 #include "check.cuh"
+#include "chunk_model.cuh"
 #include "kernels.hpp"
 #include "numerics.cuh"
 #include "swizzle.cuh"
@@ -27,17 +27,8 @@ __global__ void __launch_bounds__(kThreads) sm_any_gemm_model(GemmOperands op) {
     const uint4 w0 = __ldg(wrow + 2 * q), w1 = __ldg(wrow + 2 * q + 1);
     const uint32_t aw[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
     const uint32_t ww[8] = {w0.x, w0.y, w0.z, w0.w, w1.x, w1.y, w1.z, w1.w};
-    int32_t p4[4];
-    bool any[4];
-#pragma unroll
-    for (int g = 0; g < 4; ++g) {
-      p4[g] = dot8(aw[2 * g], ww[2 * g]) + dot8(aw[2 * g + 1], ww[2 * g + 1]);
-      any[g] = any_product8(aw[2 * g], ww[2 * g]) || any_product8(aw[2 * g + 1], ww[2 * g + 1]);
-    }
     const uint32_t sa = load_chunk_scales(op.sfa, m, q, cp), sb = load_chunk_scales(op.sfw, n, q, cp);
-    const uint8_t sab[4] = {uint8_t(sa), uint8_t(sa >> 8), uint8_t(sa >> 16), uint8_t(sa >> 24)};
-    const uint8_t sbb[4] = {uint8_t(sb), uint8_t(sb >> 8), uint8_t(sb >> 16), uint8_t(sb >> 24)};
-    acc = model::mma_element(p4, any, sab, sbb, acc);
+    acc = chunk_element(aw, ww, sa, sb, acc);
   }
   op.raw[m * op.n + n] = acc;
   op.out[m * op.n + n] = epilogue_alpha_before_bf16(acc, op.alpha, op.bias ? bf16_to_f32(op.bias[n]) : -0.0f);

@@ -12,8 +12,8 @@
 
 #include <algorithm>
 
-#include "../../model/mma_step.hpp"
 #include "../common/check.cuh"
+#include "../common/chunk_model.cuh"
 #include "../common/kernels.hpp"
 #include "../common/numerics.cuh"
 #include "../common/swizzle.cuh"
@@ -51,21 +51,6 @@ __device__ __forceinline__ void mma_native(float (&d)[4], const uint32_t (&a)[4]
 #endif
 }
 
-// One element: 8 packed words of an A row and of a B column (word j = K 8j..8j+7), scale registers.
-__device__ __forceinline__ float emulated_element(const uint32_t (&ar)[8], const uint32_t (&bc)[8], uint32_t sa,
-                                                  uint32_t sb, float c) {
-  int32_t p4[4];
-  bool any[4];
-#pragma unroll
-  for (int g = 0; g < 4; ++g) {
-    p4[g] = dot8(ar[2 * g], bc[2 * g]) + dot8(ar[2 * g + 1], bc[2 * g + 1]);
-    any[g] = any_product8(ar[2 * g], bc[2 * g]) || any_product8(ar[2 * g + 1], bc[2 * g + 1]);
-  }
-  const uint8_t sab[4] = {uint8_t(sa), uint8_t(sa >> 8), uint8_t(sa >> 16), uint8_t(sa >> 24)};
-  const uint8_t sbb[4] = {uint8_t(sb), uint8_t(sb >> 8), uint8_t(sb >> 16), uint8_t(sb >> 24)};
-  return model::mma_element(p4, any, sab, sbb, c);
-}
-
 // The instruction's semantics from the fragments alone (§5): every lane gathers the full rows and
 // columns its four outputs need from the lanes that hold them.
 __device__ __forceinline__ void mma_emulated(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
@@ -88,10 +73,10 @@ __device__ __forceinline__ void mma_emulated(float (&d)[4], const uint32_t (&a)[
   // SF_A of row r comes from lane 4*(r%8) + r/8; SF_B of column n from lane 4n (selectors 0).
   const uint32_t sa0 = __shfl_sync(0xFFFFFFFFu, sfa, 4 * g), sa1 = __shfl_sync(0xFFFFFFFFu, sfa, 4 * g + 1);
   const uint32_t sb0 = __shfl_sync(0xFFFFFFFFu, sfb, 4 * (2 * t)), sb1 = __shfl_sync(0xFFFFFFFFu, sfb, 4 * (2 * t + 1));
-  d[0] = emulated_element(row0, col0, sa0, sb0, c[0]);  // row g,   col 2t
-  d[1] = emulated_element(row0, col1, sa0, sb1, c[1]);  // row g,   col 2t+1
-  d[2] = emulated_element(row1, col0, sa1, sb0, c[2]);  // row g+8, col 2t
-  d[3] = emulated_element(row1, col1, sa1, sb1, c[3]);  // row g+8, col 2t+1
+  d[0] = chunk_element(row0, col0, sa0, sb0, c[0]);  // row g,   col 2t
+  d[1] = chunk_element(row0, col1, sa0, sb1, c[1]);  // row g,   col 2t+1
+  d[2] = chunk_element(row1, col0, sa1, sb0, c[2]);  // row g+8, col 2t
+  d[3] = chunk_element(row1, col1, sa1, sb1, c[3]);  // row g+8, col 2t+1
 }
 
 __device__ __forceinline__ uint32_t ld_u32_or_zero(const uint8_t* base, int64_t row, int64_t rows, int64_t pitch,
