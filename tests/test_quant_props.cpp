@@ -8,6 +8,7 @@
 #include "nvfp4/quant.hpp"
 #include "common/cpu_features.hpp"
 #include "common/e2m1_bits.hpp"
+#include "common/fast_div.hpp"
 #include "quant/recipes.hpp"
 
 using namespace nvfp4;
@@ -147,6 +148,14 @@ TEST(GpuArithmetic, E2m1BitArithmeticEqualsThresholdRounding) {
     for (int d = -64; d <= 64; ++d)
       for (uint32_t sign : {0u, 0x80000000u}) check((f32_bits(t) + d) | sign);
   EXPECT_GT(checked, 60000000);
+  // The magnitude-only form the GPU quantizer's NaN-free fast path uses.
+  for (uint64_t a = 0; a < 0x7F800000u; a += 13)
+    ASSERT_EQ(detail::e2m1_rn_sat_abs_bits(static_cast<uint32_t>(a)), e2m1_rn_sat(f32_from_bits(static_cast<uint32_t>(a))))
+        << std::hex << a;
+  for (float t : {0.25f, 0.75f, 1.0f, 1.25f, 1.75f, 2.0f, 2.5f, 3.5f, 4.0f, 5.0f, 6.0f, 8.0f})
+    for (int d = -64; d <= 64; ++d) ASSERT_EQ(detail::e2m1_rn_sat_abs_bits(f32_bits(t) + d), e2m1_rn_sat(f32_from_bits(f32_bits(t) + d)));
+  EXPECT_EQ(detail::e2m1_rn_sat_abs_bits(0x7F800000u), 0x7u);
+  EXPECT_EQ(detail::e2m1_rn_sat_abs_bits(0x7FFFFFFFu), 0x7u);
   EXPECT_EQ(detail::e2m1_rn_sat_bits(0x7FFFFFFFu), 0x7u);  // canonical NaN -> +6
   EXPECT_EQ(detail::e2m1_rn_sat_bits(0x7F800000u), 0x7u);
   EXPECT_EQ(detail::e2m1_rn_sat_bits(0xFF800000u), 0xFu);
@@ -176,4 +185,20 @@ TEST(ComfyCudaRecipe, Avx2BlockEqualsScalarBlock) {
     ++blocks;
   }
   EXPECT_GT(blocks, 150000);
+}
+
+TEST(GpuArithmetic, FastDivisionIsExact) {
+  std::mt19937 rng(8);
+  std::vector<uint32_t> divisors = {1, 2, 3, 4, 5, 7, 13, 16, 336, 448, 896, 1000, 65535, 65536, 2147483647u};
+  for (int i = 0; i < 200; ++i) divisors.push_back(1 + rng() % 100000);
+  for (uint32_t d : divisors) {
+    const auto f = detail::make_fast_div(d);
+    for (uint64_t n : {uint64_t{0}, uint64_t{1}, uint64_t{d} - 1, uint64_t{d}, uint64_t{d} + 1, 2 * uint64_t{d} - 1,
+                       uint64_t{0x7FFFFFFF}, uint64_t{0x7FFFFFFE}})
+      if (n < 0x80000000u) ASSERT_EQ(detail::fast_div(static_cast<uint32_t>(n), f), n / d) << n << "/" << d;
+    for (int j = 0; j < 20000; ++j) {
+      const uint32_t n = rng() & 0x7FFFFFFFu;
+      ASSERT_EQ(detail::fast_div(n, f), n / d) << n << "/" << d;
+    }
+  }
 }

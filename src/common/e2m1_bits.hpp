@@ -38,4 +38,28 @@ NVFP4_E2M1_HD uint32_t e2m1_rn_sat_bits(uint32_t b) {
   return (a < 0x3F800000u ? lo : hi) | ((b >> 28) & 0x8u);
 }
 
+// The unsigned code of a magnitude pattern a (sign bit clear; NaN patterns give 7). Fewer steps:
+// the E2M1 grid has spacing 1/k with k = 2 on [0, 2), 1 on [2, 4), 1/2 from 4 on, i.e.
+// k = 2^(128 - e) with e the fp32 biased exponent clamped to [127, 129]; rint(a * k) comes from
+// fma(a, k, 2^23) (a * k is exact, so one rounding, to nearest-even), and the code is
+// rint(a * k) + 2 (e - 127), saturated at 7. Ties go to the even grid index, which is the even code.
+NVFP4_E2M1_HD uint32_t e2m1_rn_sat_abs_bits(uint32_t a) {
+  uint32_t e = a >> 23;
+  e = e < 127u ? 127u : (e > 129u ? 129u : e);
+#if defined(__CUDA_ARCH__)
+  const float r = __fmaf_rn(__uint_as_float(a), __uint_as_float((255u - e) << 23), 8388608.0f);
+  const uint32_t rb = __float_as_uint(r);
+#else
+  float af, k;
+  const uint32_t kb = (255u - e) << 23;
+  std::memcpy(&af, &a, 4);
+  std::memcpy(&k, &kb, 4);
+  const float r = af * k + 8388608.0f;  // a * k exact: the same single rounding as the fma
+  uint32_t rb;
+  std::memcpy(&rb, &r, 4);
+#endif
+  const uint32_t c = rb - 0x4B000000u + 2u * (e - 127u);
+  return c < 7u ? c : 7u;
+}
+
 }  // namespace nvfp4::detail

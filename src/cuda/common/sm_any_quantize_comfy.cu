@@ -1,13 +1,18 @@
 // bf16 -> NVFP4 with recipe comfy-cuda (NVFP4-SPEC.md §2.1), the shipped comfy-kitchen kernel's
-// instruction sequence. The kernel is bound by instruction issue more than by DRAM at 16 elements
-// per block, so each thread owns one whole block (two 16-byte loads, one 8-byte store; the block's
-// scale arithmetic is done once), index math is 32-bit where the tensor allows, and the E2M1
-// rounding is integer arithmetic on the product's bits (numerics.cuh) instead of seven compares.
-// Built for every target (sm_90a, sm_120a, sm_121a): the sequence uses no arch-specific instruction.
+// instruction sequence. Loads are not the limit here, instruction issue is (a variant that skips
+// the loads runs as long), so the per-element work is kept small:
+//  - one thread per 16-element block: two 16-byte loads, one 8-byte store, the scale math once;
+//  - row and column by a multiply-high instead of an integer division (common/fast_div.hpp);
+//  - the block's amax as an unsigned max over bf16 patterns two at a time (their order is the
+//    value order), which also tells whether the block holds Inf or NaN;
+//  - blocks without Inf/NaN (all real data) quantize magnitudes, e * |x|, with the short E2M1
+//    rounding of common/e2m1_bits.hpp, and take the eight sign bits of a packed word from the
+//    inputs in two byte permutes; blocks with Inf/NaN take the per-element path that reproduces
+//    the reference's canonical-NaN rule.
+// Built for every target (sm_90a, sm_120a, sm_121a): no arch-specific instruction is needed.
 #include <cuda_runtime.h>
 
-#include <algorithm>
-
+#include "../../common/fast_div.hpp"
 #include "check.cuh"
 #include "kernels.hpp"
 #include "numerics.cuh"
@@ -19,7 +24,7 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kBlock = 16;
 constexpr float kOneSixth = 0x1.555556p-3f;  // fl32(1/6): what "/6" became under fast-math
-static_assert(kThreads % 32 == 0 && kBlock == 16, "one 16-element block per thread");
+static_assert(kThreads % 32 == 0 && kBlock == 16, "whole warps, 16-element blocks");
 
 struct QuantParams {
   const uint16_t* x;   // [rows][cols] bf16
@@ -27,66 +32,108 @@ struct QuantParams {
   uint8_t* scales;     // swizzled [sf_rows_pad][sf_cols_pad] or linear [rows16][cols16/16]
   int64_t rows, cols, rows16, sf_cols, sf_cols_pad;
   int64_t blocks;      // rows16 * sf_cols
+  detail::FastDiv div_sf_cols;
   float s;
   bool swizzled, vec_ok;  // vec_ok: every row start is 16-byte aligned (cols % 8 == 0)
 };
 
-__device__ __forceinline__ void unpack8(uint4 v, float* xf) {
-  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    xf[2 * i] = __uint_as_float(w[i] << 16);
-    xf[2 * i + 1] = __uint_as_float(w[i] & 0xFFFF0000u);
-  }
+__device__ __forceinline__ uint32_t max_u16x2(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
+  uint32_t d;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+  return d;
+}
+// mul.rn.ftz of e and |x| (the abs folds into the multiply's operand)
+__device__ __forceinline__ float fmul_abs_rn_ftz(float e, float x) { return fmul_rn_ftz(e, fabsf(x)); }
+
+// The sign bits of the 8 elements in bf16 words w[0..3] (element 2j in the low half of w[j]),
+// placed where a packed byte keeps them: bit 7 for its high nibble, bit 3 for its low one.
+template <bool kHiFirst>
+__device__ __forceinline__ uint32_t packed_signs(const uint32_t* w) {
+  const uint32_t even = prmt(prmt(w[0], w[1], 0x0051), prmt(w[2], w[3], 0x0051), 0x5410);  // byte j: bf16 hi byte of element 2j
+  const uint32_t odd = prmt(prmt(w[0], w[1], 0x0073), prmt(w[2], w[3], 0x0073), 0x5410);   // element 2j+1
+  return kHiFirst ? (even & 0x80808080u) | ((odd >> 4) & 0x08080808u)
+                  : ((even >> 4) & 0x08080808u) | (odd & 0x80808080u);
 }
 
-// Thread b owns block b of the padded [rows16][cols16/16] block grid. Index is 32-bit whenever the
-// tensor allows (a 64-bit division costs more than a block's arithmetic).
-template <typename Index, bool kHiFirst>
-__global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p) {
-  const Index b = static_cast<Index>(blockIdx.x) * kThreads + threadIdx.x;
-  if (b >= static_cast<Index>(p.blocks)) return;
-  const Index sf_cols = static_cast<Index>(p.sf_cols);
-  const Index r = b / sf_cols, c = b - r * sf_cols;
-  const Index k0 = c * kBlock;
+template <bool kHiFirst>
+__device__ __forceinline__ uint32_t pack_pair(uint32_t q0, uint32_t q1) {
+  return kHiFirst ? ((q0 << 4) | q1) : ((q1 << 4) | q0);
+}
 
-  float xf[kBlock];
+template <bool kHiFirst>
+__global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p) {
+  const uint32_t b = blockIdx.x * kThreads + threadIdx.x;  // 32-bit: the launcher checks the size
+  if (b >= p.blocks) return;
+  const uint32_t r = detail::fast_div(b, p.div_sf_cols), c = b - r * static_cast<uint32_t>(p.sf_cols);
+  const int64_t k0 = static_cast<int64_t>(c) * kBlock;
+
+  uint32_t w[8];  // 16 bf16 patterns, element 2j in the low half of w[j]
   if (p.vec_ok && r < p.rows && k0 + kBlock <= p.cols) {
     const uint4* src = reinterpret_cast<const uint4*>(p.x + static_cast<int64_t>(r) * p.cols + k0);
     const uint4 v0 = __ldg(src), v1 = __ldg(src + 1);
-    unpack8(v0, xf);
-    unpack8(v1, xf + 8);
+    w[0] = v0.x; w[1] = v0.y; w[2] = v0.z; w[3] = v0.w; w[4] = v1.x; w[5] = v1.y; w[6] = v1.z; w[7] = v1.w;
   } else {  // padded edge or unaligned rows: zeros past the data, as F.pad gives the reference
 #pragma unroll
-    for (int i = 0; i < kBlock; ++i)
-      xf[i] = (r < p.rows && k0 + i < p.cols) ? bf16_to_f32(p.x[static_cast<int64_t>(r) * p.cols + k0 + i]) : 0.0f;
+    for (int j = 0; j < 8; ++j) {
+      const int64_t k = k0 + 2 * j;
+      const uint32_t lo = (r < p.rows && k < p.cols) ? p.x[static_cast<int64_t>(r) * p.cols + k] : 0u;
+      const uint32_t hi = (r < p.rows && k + 1 < p.cols) ? p.x[static_cast<int64_t>(r) * p.cols + k + 1] : 0u;
+      w[j] = lo | (hi << 16);
+    }
+  }
+  float xf[kBlock];
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    xf[2 * j] = __uint_as_float(w[j] << 16);
+    xf[2 * j + 1] = __uint_as_float(w[j] & 0xFFFF0000u);
   }
 
-  // step 1: fmaxf (max.f32) ignores NaN elements; a tree, so the max is 4 steps deep, not 16
-  float m8[8];
+  // step 1: amax of |x|, NaN ignored
+  uint32_t m2 = 0;
 #pragma unroll
-  for (int i = 0; i < 8; ++i) m8[i] = fmaxf(fabsf(xf[i]), fabsf(xf[i + 8]));
+  for (int j = 0; j < 8; ++j) m2 = max_u16x2(m2, w[j] & 0x7FFF7FFFu);
+  const uint32_t m = max(m2 & 0xFFFFu, m2 >> 16);
+  const bool special = m >= 0x7F80u;  // an Inf or NaN in the block
+  float amax = bf16_to_f32(static_cast<uint16_t>(m));
+  if (special) {
+    amax = 0.0f;
 #pragma unroll
-  for (int w = 4; w >= 1; w /= 2)
-#pragma unroll
-    for (int i = 0; i < w; ++i) m8[i] = fmaxf(m8[i], m8[i + w]);
-  const float amax = fmaxf(m8[0], 0.0f);
+    for (int i = 0; i < kBlock; ++i) amax = fmaxf(amax, fabsf(xf[i]));  // max.f32 ignores NaN
+  }
   float d = fmul_rn_ftz(amax, kOneSixth);              // step 2
   d = fmul_rn_ftz(d, rcp_approx_ftz(p.s));             // step 3
   d = fmin_ftz(d, 448.0f);                             // step 4: NaN -> 448
   const uint8_t sf = e4m3_rn_sat(d);                   // step 5
   const float t = fmul_rn_ftz(p.s, e4m3_to_f32(sf));   // step 6
   const float e = fmin_ftz(rcp_approx_ftz(t), 3.40282347e38f);
+
   uint32_t packed[2] = {0, 0};
+  if (!special) {
+    // steps 7-8 on magnitudes: e >= 0 and x finite, so sign(e * x) is x's sign, even for zeros
 #pragma unroll
-  for (int i = 0; i < kBlock; i += 2) {
-    const uint32_t q0 = e2m1_rn_sat(fmul_rn_ftz(e, xf[i]));      // step 7
-    const uint32_t q1 = e2m1_rn_sat(fmul_rn_ftz(e, xf[i + 1]));
-    packed[i / 8] |= (kHiFirst ? ((q0 << 4) | q1) : ((q1 << 4) | q0)) << (4 * (i % 8));  // step 8
+    for (int i = 0; i < kBlock; i += 2) {
+      const uint32_t q0 = detail::e2m1_rn_sat_abs_bits(__float_as_uint(fmul_abs_rn_ftz(e, xf[i])));
+      const uint32_t q1 = detail::e2m1_rn_sat_abs_bits(__float_as_uint(fmul_abs_rn_ftz(e, xf[i + 1])));
+      packed[i / 8] |= pack_pair<kHiFirst>(q0, q1) << (4 * (i % 8));
+    }
+    packed[0] |= packed_signs<kHiFirst>(w);
+    packed[1] |= packed_signs<kHiFirst>(w + 4);
+  } else {
+#pragma unroll
+    for (int i = 0; i < kBlock; i += 2) {
+      const uint32_t q0 = e2m1_rn_sat(fmul_rn_ftz(e, xf[i]));      // step 7: NaN products -> +6
+      const uint32_t q1 = e2m1_rn_sat(fmul_rn_ftz(e, xf[i + 1]));
+      packed[i / 8] |= pack_pair<kHiFirst>(q0, q1) << (4 * (i % 8));  // step 8
+    }
   }
   reinterpret_cast<uint2*>(p.data)[b] = make_uint2(packed[0], packed[1]);  // row pitch cols16/2 = 8 B per block
-  const int64_t off = p.swizzled ? (static_cast<int64_t>(r / 128) * (p.sf_cols_pad / 4) + (c / 4)) * 512 + (r % 32) * 16 +
-                                       ((r % 128) / 32) * 4 + (c % 4)
+  const int64_t off = p.swizzled ? (static_cast<int64_t>(r >> 7) * (p.sf_cols_pad >> 2) + (c >> 2)) * 512 +
+                                       (r & 31) * 16 + ((r & 127) >> 5) * 4 + (c & 3)
                                  : static_cast<int64_t>(r) * p.sf_cols + c;
   p.scales[off] = sf;
 }
@@ -108,14 +155,12 @@ Status launch_quantize_comfy(const uint16_t* x, int64_t rows, int64_t cols, floa
   p.s = s;
   p.swizzled = swizzled;
   p.vec_ok = cols % 8 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
-  const int64_t grid = (p.blocks + kThreads - 1) / kThreads;
-  if (grid > 0x7FFFFFFF) return invalid_argument("quantize_gpu: tensor too large for one launch");
-  const bool narrow = p.blocks + kThreads < (int64_t{1} << 31);
-  const unsigned g = static_cast<unsigned>(grid);
-  if (narrow && hi_first) sm_any_quantize_comfy<uint32_t, true><<<g, kThreads, 0, stream>>>(p);
-  else if (narrow) sm_any_quantize_comfy<uint32_t, false><<<g, kThreads, 0, stream>>>(p);
-  else if (hi_first) sm_any_quantize_comfy<uint64_t, true><<<g, kThreads, 0, stream>>>(p);
-  else sm_any_quantize_comfy<uint64_t, false><<<g, kThreads, 0, stream>>>(p);
+  if (p.blocks + kThreads >= (int64_t{1} << 31))
+    return invalid_argument("quantize_gpu: " + std::to_string(p.blocks) + " blocks of 16 exceed one launch (2^31)");
+  p.div_sf_cols = detail::make_fast_div(static_cast<uint32_t>(p.sf_cols));
+  const unsigned grid = static_cast<unsigned>((p.blocks + kThreads - 1) / kThreads);
+  if (hi_first) sm_any_quantize_comfy<true><<<grid, kThreads, 0, stream>>>(p);
+  else sm_any_quantize_comfy<false><<<grid, kThreads, 0, stream>>>(p);
   NVFP4_CUDA_LAUNCH_TRY("sm_any_quantize_comfy");
   return Status::ok();
 }
