@@ -154,6 +154,8 @@ TEST(GpuArithmetic, E2m1BitArithmeticEqualsThresholdRounding) {
         << std::hex << a;
   for (float t : {0.25f, 0.75f, 1.0f, 1.25f, 1.75f, 2.0f, 2.5f, 3.5f, 4.0f, 5.0f, 6.0f, 8.0f})
     for (int d = -64; d <= 64; ++d) ASSERT_EQ(detail::e2m1_rn_sat_abs_bits(f32_bits(t) + d), e2m1_rn_sat(f32_from_bits(f32_bits(t) + d)));
+  for (uint64_t a = 0; a < 0x40E00000u; a += 7)  // below 7.0: the unsaturated variant agrees
+    ASSERT_EQ(detail::e2m1_rn_sat_abs_bits<false>(static_cast<uint32_t>(a)), detail::e2m1_rn_sat_abs_bits(static_cast<uint32_t>(a)));
   EXPECT_EQ(detail::e2m1_rn_sat_abs_bits(0x7F800000u), 0x7u);
   EXPECT_EQ(detail::e2m1_rn_sat_abs_bits(0x7FFFFFFFu), 0x7u);
   EXPECT_EQ(detail::e2m1_rn_sat_bits(0x7FFFFFFFu), 0x7u);  // canonical NaN -> +6

@@ -43,9 +43,13 @@ NVFP4_E2M1_HD uint32_t e2m1_rn_sat_bits(uint32_t b) {
 // k = 2^(128 - e) with e the fp32 biased exponent clamped to [127, 129]; rint(a * k) comes from
 // fma(a, k, 2^23) (a * k is exact, so one rounding, to nearest-even), and the code is
 // rint(a * k) + 2 (e - 127), saturated at 7. Ties go to the even grid index, which is the even code.
+// kMaySaturate = false is the same function for a < 7 (no code above 7 can arise, e <= 129): the
+// quantizer checks that once per block and drops the upper clamp and the saturation.
+template <bool kMaySaturate = true>
 NVFP4_E2M1_HD uint32_t e2m1_rn_sat_abs_bits(uint32_t a) {
   uint32_t e = a >> 23;
-  e = e < 127u ? 127u : (e > 129u ? 129u : e);
+  e = e < 127u ? 127u : e;
+  if (kMaySaturate) e = e > 129u ? 129u : e;
 #if defined(__CUDA_ARCH__)
   const float r = __fmaf_rn(__uint_as_float(a), __uint_as_float((255u - e) << 23), 8388608.0f);
   const uint32_t rb = __float_as_uint(r);
@@ -59,7 +63,7 @@ NVFP4_E2M1_HD uint32_t e2m1_rn_sat_abs_bits(uint32_t a) {
   std::memcpy(&rb, &r, 4);
 #endif
   const uint32_t c = rb - 0x4B000000u + 2u * (e - 127u);
-  return c < 7u ? c : 7u;
+  return kMaySaturate ? (c < 7u ? c : 7u) : c;
 }
 
 }  // namespace nvfp4::detail

@@ -15,6 +15,7 @@
 #include "../../common/fast_div.hpp"
 #include "check.cuh"
 #include "kernels.hpp"
+#include "nvfp4/format.hpp"
 #include "numerics.cuh"
 
 namespace nvfp4::cuda {
@@ -30,8 +31,8 @@ struct QuantParams {
   const uint16_t* x;   // [rows][cols] bf16
   uint8_t* data;       // [rows16][cols16/2] u8, hi_first or lo_first
   uint8_t* scales;     // swizzled [sf_rows_pad][sf_cols_pad] or linear [rows16][cols16/16]
-  int64_t rows, cols, rows16, sf_cols, sf_cols_pad;
-  int64_t blocks;      // rows16 * sf_cols
+  uint32_t rows, cols, sf_cols, sf_cols_pad;  // 32-bit: the launcher checks every size fits
+  uint32_t blocks;     // rows16 * sf_cols
   detail::FastDiv div_sf_cols;
   float s;
   bool swizzled, vec_ok;  // vec_ok: every row start is 16-byte aligned (cols % 8 == 0)
@@ -65,12 +66,22 @@ __device__ __forceinline__ uint32_t pack_pair(uint32_t q0, uint32_t q1) {
   return kHiFirst ? ((q0 << 4) | q1) : ((q1 << 4) | q0);
 }
 
+template <bool kHiFirst, bool kMaySaturate>
+__device__ __forceinline__ void quantize_magnitudes(const float (&xf)[kBlock], float e, uint32_t (&packed)[2]) {
+#pragma unroll
+  for (int i = 0; i < kBlock; i += 2) {
+    const uint32_t q0 = detail::e2m1_rn_sat_abs_bits<kMaySaturate>(__float_as_uint(fmul_abs_rn_ftz(e, xf[i])));
+    const uint32_t q1 = detail::e2m1_rn_sat_abs_bits<kMaySaturate>(__float_as_uint(fmul_abs_rn_ftz(e, xf[i + 1])));
+    packed[i / 8] |= pack_pair<kHiFirst>(q0, q1) << (4 * (i % 8));
+  }
+}
+
 template <bool kHiFirst>
 __global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p) {
   const uint32_t b = blockIdx.x * kThreads + threadIdx.x;  // 32-bit: the launcher checks the size
   if (b >= p.blocks) return;
-  const uint32_t r = detail::fast_div(b, p.div_sf_cols), c = b - r * static_cast<uint32_t>(p.sf_cols);
-  const int64_t k0 = static_cast<int64_t>(c) * kBlock;
+  const uint32_t r = detail::fast_div(b, p.div_sf_cols), c = b - r * p.sf_cols;
+  const uint32_t k0 = c * kBlock;
 
   uint32_t w[8];  // 16 bf16 patterns, element 2j in the low half of w[j]
   if (p.vec_ok && r < p.rows && k0 + kBlock <= p.cols) {
@@ -80,7 +91,7 @@ __global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p)
   } else {  // padded edge or unaligned rows: zeros past the data, as F.pad gives the reference
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const int64_t k = k0 + 2 * j;
+      const uint32_t k = k0 + 2 * j;
       const uint32_t lo = (r < p.rows && k < p.cols) ? p.x[static_cast<int64_t>(r) * p.cols + k] : 0u;
       const uint32_t hi = (r < p.rows && k + 1 < p.cols) ? p.x[static_cast<int64_t>(r) * p.cols + k + 1] : 0u;
       w[j] = lo | (hi << 16);
@@ -114,13 +125,10 @@ __global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p)
 
   uint32_t packed[2] = {0, 0};
   if (!special) {
-    // steps 7-8 on magnitudes: e >= 0 and x finite, so sign(e * x) is x's sign, even for zeros
-#pragma unroll
-    for (int i = 0; i < kBlock; i += 2) {
-      const uint32_t q0 = detail::e2m1_rn_sat_abs_bits(__float_as_uint(fmul_abs_rn_ftz(e, xf[i])));
-      const uint32_t q1 = detail::e2m1_rn_sat_abs_bits(__float_as_uint(fmul_abs_rn_ftz(e, xf[i + 1])));
-      packed[i / 8] |= pack_pair<kHiFirst>(q0, q1) << (4 * (i % 8));
-    }
+    // steps 7-8 on magnitudes: e >= 0 and x finite, so sign(e * x) is x's sign, even for zeros.
+    // Products are monotone in |x|: when e * amax < 7 no code can pass 7 (the usual case).
+    if (fmul_rn_ftz(e, amax) < 7.0f) quantize_magnitudes<kHiFirst, false>(xf, e, packed);
+    else quantize_magnitudes<kHiFirst, true>(xf, e, packed);
     packed[0] |= packed_signs<kHiFirst>(w);
     packed[1] |= packed_signs<kHiFirst>(w + 4);
   } else {
@@ -132,9 +140,9 @@ __global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p)
     }
   }
   reinterpret_cast<uint2*>(p.data)[b] = make_uint2(packed[0], packed[1]);  // row pitch cols16/2 = 8 B per block
-  const int64_t off = p.swizzled ? (static_cast<int64_t>(r >> 7) * (p.sf_cols_pad >> 2) + (c >> 2)) * 512 +
-                                       (r & 31) * 16 + ((r & 127) >> 5) * 4 + (c & 3)
-                                 : static_cast<int64_t>(r) * p.sf_cols + c;
+  const uint32_t off = p.swizzled ? ((r >> 7) * (p.sf_cols_pad >> 2) + (c >> 2)) * 512 + (r & 31) * 16 +
+                                        ((r & 127) >> 5) * 4 + (c & 3)
+                                  : r * p.sf_cols + c;
   p.scales[off] = sf;
 }
 
@@ -142,22 +150,26 @@ __global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p)
 
 Status launch_quantize_comfy(const uint16_t* x, int64_t rows, int64_t cols, float s, uint8_t* data,
                              uint8_t* scales, bool hi_first, bool swizzled, cudaStream_t stream) {
+  const int64_t rows16 = (rows + 15) / 16 * 16, sf_cols = (cols + 15) / 16, sf_cols_pad = (sf_cols + 3) / 4 * 4;
+  const int64_t blocks = rows16 * sf_cols;
+  // Every index the kernel forms (blocks, scale offsets, columns) must fit 31 bits.
+  if (blocks + kThreads >= (int64_t{1} << 31) || roundup(rows16, 128) * sf_cols_pad >= (int64_t{1} << 31) ||
+      cols >= (int64_t{1} << 31))
+    return invalid_argument("quantize_gpu: [" + std::to_string(rows) + ", " + std::to_string(cols) +
+                            "] is too large for one launch (2^31 blocks or scale bytes)");
   QuantParams p;
   p.x = x;
   p.data = data;
   p.scales = scales;
-  p.rows = rows;
-  p.cols = cols;
-  p.rows16 = (rows + 15) / 16 * 16;
-  p.sf_cols = (cols + 15) / 16;
-  p.sf_cols_pad = (p.sf_cols + 3) / 4 * 4;
-  p.blocks = p.rows16 * p.sf_cols;
+  p.rows = static_cast<uint32_t>(rows);
+  p.cols = static_cast<uint32_t>(cols);
+  p.sf_cols = static_cast<uint32_t>(sf_cols);
+  p.sf_cols_pad = static_cast<uint32_t>(sf_cols_pad);
+  p.blocks = static_cast<uint32_t>(blocks);
   p.s = s;
   p.swizzled = swizzled;
   p.vec_ok = cols % 8 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
-  if (p.blocks + kThreads >= (int64_t{1} << 31))
-    return invalid_argument("quantize_gpu: " + std::to_string(p.blocks) + " blocks of 16 exceed one launch (2^31)");
-  p.div_sf_cols = detail::make_fast_div(static_cast<uint32_t>(p.sf_cols));
+  p.div_sf_cols = detail::make_fast_div(p.sf_cols);
   const unsigned grid = static_cast<unsigned>((p.blocks + kThreads - 1) / kThreads);
   if (hi_first) sm_any_quantize_comfy<true><<<grid, kThreads, 0, stream>>>(p);
   else sm_any_quantize_comfy<false><<<grid, kThreads, 0, stream>>>(p);
