@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -104,6 +105,26 @@ TEST(Cli, ValidateSmallShapeWritesTheReportSchema) {
   EXPECT_EQ(bad.code, 2);
   auto badc = run("validate --candidate cpu-oracle@split_k:zz");
   EXPECT_EQ(badc.code, 2);
+}
+
+TEST(Cli, ValidateReadsInputsFromNpyFiles) {
+  const std::string dir = tmp("inputs");
+  std::filesystem::create_directories(dir);
+  std::vector<uint16_t> x(20 * 256), w(48 * 256);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = bf16_rn(std::sin(static_cast<float>(i)) * 3.0f);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = bf16_rn(std::cos(static_cast<float>(i) * 0.7f) * 0.05f);
+  ASSERT_TRUE(write_npy(dir + "/lin.x.npy", "u2", {20, 256}, x.data(), x.size() * 2).is_ok());
+  ASSERT_TRUE(write_npy(dir + "/lin.w.npy", "u2", {48, 256}, w.data(), w.size() * 2).is_ok());
+  auto r = run("validate --shapes lin:48:256 --inputs " + dir + " --candidate cpu-oracle --quiet --out " + tmp("valin"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = Json::parse(read_text(tmp("valin") + "/summary.json").value());
+  ASSERT_TRUE(j.is_ok());
+  const Json& res = (*j)["results"].items().at(0);
+  EXPECT_EQ(res["mnk"].items()[0].as_int(), 20);  // rows come from the file
+  EXPECT_EQ(res["inputs"]["source"].as_string(), dir);
+  auto wrong = run("validate --shapes lin:64:256 --inputs " + dir + " --quiet --out " + tmp("valin2"));
+  EXPECT_EQ(wrong.code, 2);
+  EXPECT_NE(wrong.out.find("must be a bf16 [64][256] array"), std::string::npos);
 }
 
 TEST(Cli, ExplainFindsAPlantedContract) {

@@ -104,6 +104,24 @@ TEST(Gpu, GemmKernelsBitIdenticalToOracleOnRandomAndOddShapes) {
   }
 }
 
+TEST(Gpu, GemmKernelsFuseBiasAfterAlpha) {
+  REQUIRE_GPU();
+  auto p = prepare_layer(LinearShape{"bias", 72, 2048}, 33, 17, "");
+  ASSERT_TRUE(p.is_ok());
+  std::vector<uint16_t> bias(72);
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = bf16_rn(static_cast<float>(static_cast<int>(i) - 36) * 0.37f);
+  GemmSpec spec;
+  spec.alpha = p->alpha;
+  spec.bias = bias.data();
+  auto ref = gemm_oracle(p->a, p->w, spec);
+  ASSERT_TRUE(ref.is_ok());
+  for (GpuGemmKernel k : available_gpu_kernels()) {
+    auto g = gemm_gpu(p->a, p->w, p->alpha, bias.data(), k);
+    ASSERT_TRUE(g.is_ok()) << g.status().message();
+    EXPECT_EQ(g->out, (*ref)[0].out) << to_string(k);
+  }
+}
+
 TEST(Gpu, GemmKernelsOnTheGoldenChains) {
   REQUIRE_GPU();
   auto g = GoldenFile::open(golden_path("mma/gemm_chain.json"));

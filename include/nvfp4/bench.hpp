@@ -15,6 +15,8 @@ struct BenchOptions {
   int64_t rows = 128;
   std::vector<LinearShape> linears = minimax_h3_linears();
   std::vector<std::string> backends = {"gpu-model", "sm120-emulated", "sm120-native", "cublaslt"};
+  // Backends named by the user must run: one this GPU cannot run is an error, not a skipped row.
+  bool backends_explicit = false;
   int iters = 30;
   int warmup = 5;
   bool quantizer = true;

@@ -174,10 +174,18 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
     NVFP4_TRY(dout.alloc(M * N));
     const double bytes = static_cast<double>(nvfp4_w + ha.size() + al.scales.size() + M * N * 2);
     for (const std::string& b : opt.backends) {
-      if (b == "sm120-native" && !blackwell) continue;
+      if (b == "sm120-native" && !blackwell) {
+        if (opt.backends_explicit)
+          return unsupported("bench: sm120-native needs an SM120/SM121 GPU; this is " + dev.name);
+        continue;
+      }
       double us = 0;
       if (b == "cublaslt") {
-        if (!blackwell && dev.cc_major != 10) continue;
+        if (!blackwell && dev.cc_major != 10) {
+          if (!opt.backends_explicit) continue;
+          NVFP4_ASSIGN_OR_RETURN(CublasLtEnv env, cublaslt_env());
+          NVFP4_TRY(cublaslt_nvfp4_supported(env));
+        }
         CublasLtPlanRequest req;
         NVFP4_ASSIGN_OR_RETURN(auto r, cublaslt_gemm(prob->a, prob->w, prob->alpha, nullptr, req));
         us = r.kernel_ms * 1000.0;  // single timed run (the call re-plans each time)

@@ -45,6 +45,7 @@ int cmd_bench(int argc, char** argv) {
   }
   if (args->has("backend")) {
     opt.backends.clear();
+    opt.backends_explicit = true;
     std::stringstream ss(args->get("backend"));
     std::string b;
     while (std::getline(ss, b, ',')) {
