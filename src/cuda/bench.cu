@@ -83,6 +83,16 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
   NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
   const CudaInfo ci = cuda_info();
   const bool blackwell = dev.cc_major == 12;
+  // A backend the user named must be runnable here: say so before measuring anything.
+  if (opt.backends_explicit)
+    for (const std::string& b : opt.backends) {
+      if (b == "sm120-native" && !blackwell)
+        return unsupported("bench: sm120-native needs an SM120/SM121 GPU; this is " + dev.name);
+      if (b == "cublaslt" && !blackwell && dev.cc_major != 10) {
+        NVFP4_ASSIGN_OR_RETURN(CublasLtEnv env, cublaslt_env());
+        NVFP4_TRY(cublaslt_nvfp4_supported(env));
+      }
+    }
   Json j = Json::object();
   j.set("device", dev.name).set("compute_capability", std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor));
   j.set("sm_count", dev.sm_count).set("driver", ci.driver_version).set("cuda_runtime", ci.runtime_version);
@@ -174,18 +184,10 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
     NVFP4_TRY(dout.alloc(M * N));
     const double bytes = static_cast<double>(nvfp4_w + ha.size() + al.scales.size() + M * N * 2);
     for (const std::string& b : opt.backends) {
-      if (b == "sm120-native" && !blackwell) {
-        if (opt.backends_explicit)
-          return unsupported("bench: sm120-native needs an SM120/SM121 GPU; this is " + dev.name);
-        continue;
-      }
+      if (b == "sm120-native" && !blackwell) continue;  // default list: rows this GPU has
       double us = 0;
       if (b == "cublaslt") {
-        if (!blackwell && dev.cc_major != 10) {
-          if (!opt.backends_explicit) continue;
-          NVFP4_ASSIGN_OR_RETURN(CublasLtEnv env, cublaslt_env());
-          NVFP4_TRY(cublaslt_nvfp4_supported(env));
-        }
+        if (!blackwell && dev.cc_major != 10) continue;
         CublasLtPlanRequest req;
         NVFP4_ASSIGN_OR_RETURN(auto r, cublaslt_gemm(prob->a, prob->w, prob->alpha, nullptr, req));
         us = r.kernel_ms * 1000.0;  // single timed run (the call re-plans each time)
