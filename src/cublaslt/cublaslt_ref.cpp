@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/timing.hpp"
 #endif
 
 namespace nvfp4 {
@@ -467,25 +468,12 @@ Result<double> cublaslt_bf16_linear_us(int64_t m, int64_t n, int64_t k, int iter
   NVFP4_LT_TRY(x.AlgoGetHeuristic(h.h, call.desc, call.a, call.b, call.c, call.d, call.pref, 1, &r, &got));
   if (got == 0) return unsupported("cuBLASLt has no bf16 plan for this shape");
   const float alpha = 1.0f, beta = 0.0f;
-  std::vector<float> times;
-  cudaEvent_t e0, e1;
-  NVFP4_CUDA_TRY(cudaEventCreate(&e0));
-  NVFP4_CUDA_TRY(cudaEventCreate(&e1));
-  for (int i = 0; i < warmup + iters; ++i) {
-    cudaEventRecord(e0);
-    const cublasStatus_t s = x.Matmul(h.h, call.desc, &alpha, dw[i % copies]->get(), call.a, dx.get(), call.b, &beta, dy.get(),
-                                      call.c, dy.get(), call.d, &r.algo, ws.get(), wsb, nullptr);
-    cudaEventRecord(e1);
+  return cuda::median_us(iters, warmup, [&](int i) -> Status {
+    const cublasStatus_t s = x.Matmul(h.h, call.desc, &alpha, dw[i % copies]->get(), call.a, dx.get(), call.b, &beta,
+                                      dy.get(), call.c, dy.get(), call.d, &r.algo, ws.get(), wsb, nullptr);
     if (s != CUBLAS_STATUS_SUCCESS) return unsupported("cublasLtMatmul (bf16) returned " + status_name(s));
-    NVFP4_CUDA_TRY(cudaEventSynchronize(e1));
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    if (i >= warmup) times.push_back(ms * 1000.0f);
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  std::sort(times.begin(), times.end());
-  return static_cast<double>(times[times.size() / 2]);
+    return Status::ok();
+  });
 }
 
 Result<Json> cublaslt_describe_call(int64_t m, int64_t n, int64_t k, const CublasLtPlanRequest& req) {

@@ -11,6 +11,7 @@
 #include "common/check.cuh"
 #include "common/kernels.hpp"
 #include "common/numerics.cuh"
+#include "common/timing.hpp"
 #include "nvfp4/bench.hpp"
 #include "nvfp4/cublaslt.hpp"
 #include "nvfp4/cuda.hpp"
@@ -23,29 +24,6 @@ namespace {
 __global__ void rcp_all_mantissas(uint32_t* out) {
   const uint32_t m = blockIdx.x * blockDim.x + threadIdx.x;
   if (m < (1u << 23)) out[m] = __float_as_uint(cuda::rcp_approx_ftz(__uint_as_float(0x3F800000u | m)));
-}
-
-// Times `launch` (which enqueues one run using copy i) with CUDA events: median microseconds.
-template <typename F>
-Result<double> median_us(int iters, int warmup, F&& launch) {
-  cudaEvent_t e0, e1;
-  NVFP4_CUDA_TRY(cudaEventCreate(&e0));
-  NVFP4_CUDA_TRY(cudaEventCreate(&e1));
-  std::vector<float> t;
-  for (int i = 0; i < warmup + iters; ++i) {
-    cudaEventRecord(e0);
-    Status st = launch(i);
-    cudaEventRecord(e1);
-    if (!st.is_ok()) return st;
-    NVFP4_CUDA_TRY(cudaEventSynchronize(e1));
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    if (i >= warmup) t.push_back(ms * 1000.0f);
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  std::sort(t.begin(), t.end());
-  return static_cast<double>(t[t.size() / 2]);
 }
 
 std::string fmt_row(const std::string& shape, const std::string& what, double us, double flops, double bytes, double base_us) {
@@ -117,11 +95,11 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
     NVFP4_TRY(ds.alloc(roundup(R, 128) * roundup(C / 16, 4)));
     NVFP4_CUDA_TRY(cudaMemcpy(dx.get(), hx.data(), in_bytes, cudaMemcpyHostToDevice));
     const float s = global_scale_dynamic(hx.data(), R * C);
-    NVFP4_ASSIGN_OR_RETURN(double copy_us, median_us(opt.iters, opt.warmup, [&](int) {
+    NVFP4_ASSIGN_OR_RETURN(double copy_us, cuda::median_us(opt.iters, opt.warmup, [&](int) {
       NVFP4_CUDA_TRY(cudaMemcpyAsync(dcopy.get(), dx.get(), in_bytes, cudaMemcpyDeviceToDevice));
       return Status::ok();
     }));
-    NVFP4_ASSIGN_OR_RETURN(double q_us, median_us(opt.iters, opt.warmup, [&](int) {
+    NVFP4_ASSIGN_OR_RETURN(double q_us, cuda::median_us(opt.iters, opt.warmup, [&](int) {
       return cuda::launch_quantize_comfy(dx.get(), R, C, s, dd.get(), ds.get(), true, true, nullptr);
     }));
     const double copy_gbs = 2.0 * in_bytes / copy_us * 1e-3, q_gbs = static_cast<double>(in_bytes + out_bytes) / q_us * 1e-3;
@@ -201,7 +179,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
                                                     : cuda::launch_sm120_gemm(op, k.value() == GpuGemmKernel::kSm120Emulated,
                                                                               dev.sm_count, nullptr);
         };
-        NVFP4_ASSIGN_OR_RETURN(us, median_us(opt.iters, opt.warmup, run));
+        NVFP4_ASSIGN_OR_RETURN(us, cuda::median_us(opt.iters, opt.warmup, run));
       }
       print(fmt_row(shape, b, us, flops, bytes, base_us));
       Json kj = Json::object();
