@@ -122,6 +122,29 @@ TEST(Cli, ValidateReadsInputsFromNpyFiles) {
   const Json& res = (*j)["results"].items().at(0);
   EXPECT_EQ(res["mnk"].items()[0].as_int(), 20);  // rows come from the file
   EXPECT_EQ(res["inputs"]["source"].as_string(), dir);
+  // The same weight as a checkpoint stores it (packed hi_first, swizzled scales, weight_scale_2):
+  // the layer must come out with the same scales and pass again.
+  const std::string ck = tmp("inputs_ck");
+  std::filesystem::create_directories(ck);
+  ASSERT_TRUE(write_npy(ck + "/lin.x.npy", "u2", {20, 256}, x.data(), x.size() * 2).is_ok());
+  const float s_w = global_scale_dynamic(w.data(), w.size());
+  QuantizeOptions qo;
+  auto qw = quantize(w.data(), 48, 256, s_w, qo);
+  ASSERT_TRUE(qw.is_ok());
+  ASSERT_TRUE(write_npy(ck + "/lin.weight.npy", "u1", {48, 128}, qw->data.data(), qw->data.size()).is_ok());
+  ASSERT_TRUE(write_npy(ck + "/lin.weight_scale.npy", "u1", {128, 16}, qw->scales.data(), qw->scales.size()).is_ok());
+  ASSERT_TRUE(write_npy(ck + "/lin.weight_scale_2.npy", "f4", {}, &s_w, 4).is_ok());
+  auto rc = run("validate --shapes lin:48:256 --inputs " + ck + " --candidate cpu-oracle --quiet --out " + tmp("valck"));
+  ASSERT_EQ(rc.code, 0) << rc.out;
+  auto jc = Json::parse(read_text(tmp("valck") + "/summary.json").value());
+  const Json& rck = (*jc)["results"].items().at(0);
+  EXPECT_EQ(rck["inputs"]["alpha"].as_string(), res["inputs"]["alpha"].as_string());
+  EXPECT_NE(rck["inputs"].find("weight_scale_2"), nullptr);
+  ASSERT_TRUE(write_npy(ck + "/lin.weight_scale.npy", "u1", {100}, qw->scales.data(), 100).is_ok());
+  auto bad_sf = run("validate --shapes lin:48:256 --inputs " + ck + " --quiet --out " + tmp("valck2"));
+  EXPECT_EQ(bad_sf.code, 2);
+  EXPECT_NE(bad_sf.out.find("block scales have 100 bytes"), std::string::npos);
+
   auto wrong = run("validate --shapes lin:64:256 --inputs " + dir + " --quiet --out " + tmp("valin2"));
   EXPECT_EQ(wrong.code, 2);
   EXPECT_NE(wrong.out.find("must be a bf16 [64][256] array"), std::string::npos);

@@ -231,28 +231,54 @@ Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t 
     in.set("source", "synthetic").set("seed", static_cast<int64_t>(seed));
     in.set("activation", "N(0,1)*N(0,1) * 2^U{-3..3} per channel, ~1% outlier channels x32").set("weight", "N(0,0.02) * 2^U{-2..2} per row");
   } else {
-    const std::string px = inputs_dir + "/" + l.name + ".x.npy", pw = inputs_dir + "/" + l.name + ".w.npy";
+    const std::string px = inputs_dir + "/" + l.name + ".x.npy";
     NVFP4_ASSIGN_OR_RETURN(NpyArray ax, read_npy(px));
-    NVFP4_ASSIGN_OR_RETURN(NpyArray aw, read_npy(pw));
     if (ax.dtype != "u2" || ax.shape.size() != 2 || ax.shape[1] != l.k)
       return invalid_argument("'" + px + "' must be a bf16 [M][" + std::to_string(l.k) + "] array");
-    if (aw.dtype != "u2" || aw.shape.size() != 2 || aw.shape[0] != l.n || aw.shape[1] != l.k)
-      return invalid_argument("'" + pw + "' must be a bf16 [" + std::to_string(l.n) + "][" + std::to_string(l.k) + "] array");
     p.m = ax.shape[0];
     x.resize(ax.bytes.size() / 2);
     std::memcpy(x.data(), ax.bytes.data(), ax.bytes.size());
-    w.resize(aw.bytes.size() / 2);
-    std::memcpy(w.data(), aw.bytes.data(), aw.bytes.size());
-    in.set("source", inputs_dir).set("x", px).set("w", pw);
+    in.set("source", inputs_dir).set("x", px);
+    // The weight as a ComfyUI checkpoint stores it (NVFP4-SPEC.md §7), when present:
+    // <name>.weight.npy [N16][K16/2] u8 hi_first, <name>.weight_scale.npy swizzled u8,
+    // <name>.weight_scale_2.npy f32 scalar. Otherwise <name>.w.npy in bf16, quantized here.
+    const std::string pq = inputs_dir + "/" + l.name + ".weight.npy";
+    if (std::ifstream(pq).good()) {
+      const std::string ps = inputs_dir + "/" + l.name + ".weight_scale.npy", ps2 = inputs_dir + "/" + l.name + ".weight_scale_2.npy";
+      NVFP4_ASSIGN_OR_RETURN(NpyArray aq, read_npy(pq));
+      NVFP4_ASSIGN_OR_RETURN(NpyArray as, read_npy(ps));
+      NVFP4_ASSIGN_OR_RETURN(NpyArray as2, read_npy(ps2));
+      if (aq.dtype != "u1" || as.dtype != "u1") return invalid_argument("'" + pq + "' and '" + ps + "' must be uint8 arrays");
+      if (as2.dtype != "f4" || as2.bytes.size() != 4) return invalid_argument("'" + ps2 + "' must hold one float32");
+      float s_w;
+      std::memcpy(&s_w, as2.bytes.data(), 4);
+      NVFP4_ASSIGN_OR_RETURN(p.w, Tensor::make(l.n, l.k, NibbleOrder::kHiFirst, ScaleLayout::kSwizzled128x4, s_w,
+                                               std::move(aq.bytes), std::move(as.bytes)));
+      p.s_w = s_w;
+      in.set("weight", pq).set("weight_scale", ps).set("weight_scale_2", ps2);
+    } else {
+      const std::string pw = inputs_dir + "/" + l.name + ".w.npy";
+      NVFP4_ASSIGN_OR_RETURN(NpyArray aw, read_npy(pw));
+      if (aw.dtype != "u2" || aw.shape.size() != 2 || aw.shape[0] != l.n || aw.shape[1] != l.k)
+        return invalid_argument("'" + pw + "' must be a bf16 [" + std::to_string(l.n) + "][" + std::to_string(l.k) + "] array");
+      w.resize(aw.bytes.size() / 2);
+      std::memcpy(w.data(), aw.bytes.data(), aw.bytes.size());
+      in.set("w", pw);
+    }
   }
+  const bool quantize_weight = !w.empty();  // bf16 weight (synthetic or a file), not checkpoint arrays
   p.s_x = global_scale_dynamic(x.data(), static_cast<int64_t>(x.size()));
-  p.s_w = global_scale_dynamic(w.data(), static_cast<int64_t>(w.size()));
+  if (quantize_weight) p.s_w = global_scale_dynamic(w.data(), static_cast<int64_t>(w.size()));
   p.alpha = p.s_x * p.s_w;  // f32_rn, §2.4
   QuantizeOptions qo;
   qo.pad = true;
   NVFP4_ASSIGN_OR_RETURN(p.a, quantize(x.data(), p.m, l.k, p.s_x, qo));
-  NVFP4_ASSIGN_OR_RETURN(p.w, quantize(w.data(), l.n, l.k, p.s_w, qo));
-  in.set("quantization", "comfy-cuda; s_x = f32(bf16(amax(x)/2688)) (dynamic), s_w = f32(bf16(amax(w)/2688))");
+  if (quantize_weight) {
+    NVFP4_ASSIGN_OR_RETURN(p.w, quantize(w.data(), l.n, l.k, p.s_w, qo));
+  }
+  in.set("quantization", quantize_weight
+                             ? "comfy-cuda; s_x = f32(bf16(amax(x)/2688)) (dynamic), s_w = f32(bf16(amax(w)/2688))"
+                             : "comfy-cuda activation, s_x = f32(bf16(amax(x)/2688)) (dynamic); weight from checkpoint arrays");
   in.set("s_x", hex32(f32_bits(p.s_x))).set("s_w", hex32(f32_bits(p.s_w))).set("alpha", hex32(f32_bits(p.alpha)));
   p.inputs = in;
   return p;

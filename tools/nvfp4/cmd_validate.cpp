@@ -23,7 +23,8 @@ const char* kHelp =
     "  --reference B         the reference backend (default cpu-oracle, or cpu-reference for cpu-oracle)\n"
     "  --sensitivity C       the contract compared with sequential per linear (default split_k:2:grain=256:cublas:fp32)\n"
     "  --sample N            outputs compared when a side is sampled (default 4096)\n"
-    "  --inputs DIR          read DIR/<linear>.x.npy and DIR/<linear>.w.npy (bf16) instead of synthetic inputs\n"
+    "  --inputs DIR          read DIR/<linear>.x.npy (bf16 activation) and the weight as checkpoint arrays\n"
+    "                        (<linear>.weight.npy, .weight_scale.npy, .weight_scale_2.npy) or bf16 <linear>.w.npy\n"
     "  --out DIR             where the JSON reports go (default validate-out)\n"
     "  --quiet               no progress lines\n"
     "Contracts: sequential | split_k:S[:grain=G][:cublas|cutlass][:fp32|bf16_partials|bf16_serial]\n";
