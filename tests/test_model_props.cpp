@@ -7,6 +7,7 @@
 
 #include "nvfp4/model.hpp"
 #include "nvfp4/quant.hpp"
+#include "nvfp4/validate.hpp"
 
 using namespace nvfp4;
 
@@ -114,4 +115,27 @@ TEST(SampleCoords, CornersFirstNoRepeatsDeterministic) {
   EXPECT_EQ(a[3].n, 5375);
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(a[i].m == b[i].m && a[i].n == b[i].n);
   EXPECT_EQ(sample_coords(3, 4, 100, 1).size(), 12u);
+}
+
+TEST(HopperFastPath, WhereItsConditionsHoldAddRzOfTheExactChunkSumIsTheModel) {
+  std::mt19937 rng(77);
+  int64_t fast = 0;
+  // Narrow scale bands (the path applies often) and full-range scales (it rarely does).
+  for (auto [lo, hi] : {std::pair<int, int>{0x30, 0x3F}, {0x20, 0x50}, {0x00, 0x7E}}) {
+    const Tensor A = random_tensor(24, 1024, rng, lo, hi, NibbleOrder::kHiFirst);
+    const Tensor W = random_tensor(40, 1024, rng, lo, hi, NibbleOrder::kHiFirst);
+    auto s = hopper_fastpath_stats(A, W, sample_coords(24, 40, 960, 1));
+    ASSERT_TRUE(s.is_ok()) << s.status().message();
+    EXPECT_EQ(s->steps, 960 * 16);
+    EXPECT_EQ(s->fast_mismatches, 0) << lo << ".." << hi;
+    fast += s->fast;
+  }
+  EXPECT_GT(fast, 1000);
+  // The MiniMax-like synthetic inputs: most steps qualify, none disagrees.
+  auto p = prepare_layer(LinearShape{"fc2_like", 64, 14336}, 16, 1234, "");
+  ASSERT_TRUE(p.is_ok());
+  auto s = hopper_fastpath_stats(p->a, p->w, sample_coords(16, 64, 256, 2));
+  ASSERT_TRUE(s.is_ok());
+  EXPECT_EQ(s->fast_mismatches, 0);
+  EXPECT_GT(s->fast, s->steps / 2);
 }

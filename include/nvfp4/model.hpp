@@ -107,3 +107,21 @@ Result<std::vector<float>> gemm_reference_at(const Tensor& a, const Tensor& w, c
 std::vector<Coord> sample_coords(int64_t m, int64_t n, int64_t count, uint64_t seed);
 
 }  // namespace nvfp4
+
+namespace nvfp4 {
+
+// ---------------------------------------------------------------------------------------------
+// The exact Hopper fast path of docs/hopper-exact-path.md, checked against the model on the CPU:
+// for each sampled output and k64 chunk, whether (1) a bf16 tensor-core chain over the four blocks
+// is exact (block exponent spread <= 3) and (2) §3 truncates nothing for the running accumulator,
+// and, where both hold, whether add.rz(acc, exact chunk sum) equals the model's step (it must).
+struct FastPathStats {
+  int64_t steps = 0;           // (output, chunk) pairs examined
+  int64_t tc_exact = 0;        // condition 1 holds
+  int64_t no_truncation = 0;   // condition 2 holds
+  int64_t fast = 0;            // both: the fast path applies
+  int64_t fast_mismatches = 0; // fast-path result != model (must be 0)
+};
+Result<FastPathStats> hopper_fastpath_stats(const Tensor& a, const Tensor& w, const std::vector<Coord>& at);
+
+}  // namespace nvfp4
