@@ -122,6 +122,49 @@ TEST(Gpu, GemmKernelsFuseBiasAfterAlpha) {
   }
 }
 
+TEST(Gpu, StreamingAProducerEqualsQuantizeThenGemm) {
+  REQUIRE_GPU();
+  std::mt19937 rng(11);
+  // K not a multiple of 64, of 16, or of 8 (scalar loads); M not a multiple of the tile.
+  const std::pair<int64_t, int64_t> shapes[] = {{1, 64}, {16, 1024}, {77, 208}, {128, 5376}, {33, 200}, {9, 1000}};
+  for (auto [m, k] : shapes) {
+    const int64_t n = 40 + static_cast<int64_t>(rng() % 60);
+    const auto x = synthetic_activation(m, k, rng());
+    const auto wb = synthetic_weight(n, k, rng());
+    QuantizeOptions qo;
+    qo.pad = true;
+    const float s_x = global_scale_dynamic(x.data(), x.size()), s_w = global_scale_dynamic(wb.data(), wb.size());
+    auto A = quantize(x.data(), m, k, s_x, qo);
+    auto W = quantize(wb.data(), n, k, s_w, qo);
+    ASSERT_TRUE(A.is_ok() && W.is_ok());
+    GemmSpec spec;
+    spec.alpha = s_x * s_w;
+    auto ref = gemm_oracle(A.value(), W.value(), spec);
+    ASSERT_TRUE(ref.is_ok());
+    for (GpuGemmKernel kern : available_gpu_kernels()) {
+      if (kern == GpuGemmKernel::kModel) continue;
+      auto g = gemm_gpu_stream_a(x.data(), m, k, W.value(), nullptr, kern);
+      ASSERT_TRUE(g.is_ok()) << g.status().message();
+      EXPECT_EQ(f32_bits(g->s_x), f32_bits(s_x)) << m << "x" << k;
+      int64_t bad_raw = 0, bad_out = 0;
+      for (size_t i = 0; i < g->raw.size(); ++i) {
+        bad_raw += canon(g->raw[i]) != canon((*ref)[0].raw[i]);
+        bad_out += g->out[i] != (*ref)[0].out[i];
+      }
+      EXPECT_EQ(bad_raw, 0) << to_string(kern) << " " << m << "x" << n << "x" << k;
+      EXPECT_EQ(bad_out, 0) << to_string(kern) << " " << m << "x" << n << "x" << k;
+    }
+  }
+  // An all-zero activation: s_x = 0, the recipe's saturated scales, zero output.
+  std::vector<uint16_t> zeros(16 * 64, 0);
+  auto W = quantize(synthetic_weight(8, 64, 1).data(), 8, 64, 0.01f, QuantizeOptions{});
+  auto g = gemm_gpu_stream_a(zeros.data(), 16, 64, W.value(), nullptr, GpuGemmKernel::kSm120Emulated);
+  ASSERT_TRUE(g.is_ok()) << g.status().message();
+  EXPECT_EQ(g->s_x, 0.0f);
+  for (float v : g->raw) EXPECT_EQ(f32_bits(v), 0u);
+  EXPECT_FALSE(gemm_gpu_stream_a(zeros.data(), 16, 64, W.value(), nullptr, GpuGemmKernel::kModel).is_ok());
+}
+
 TEST(Gpu, GemmKernelsOnTheGoldenChains) {
   REQUIRE_GPU();
   auto g = GoldenFile::open(golden_path("mma/gemm_chain.json"));

@@ -54,8 +54,16 @@ struct GpuGemmOutput {
   std::vector<float> raw;      // [M][N] fp32 accumulators (sequential K)
   std::vector<uint16_t> out;   // [M][N] bf16 = bf16_rn(f32_rn(alpha * acc) [+ bias])
   double kernel_ms = 0;        // one launch, CUDA events
+  float s_x = 0;               // streaming: the activation scale the GPU derived
 };
 Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias,
                                GpuGemmKernel kernel);
+
+// The SM120 kernel with the streaming A producer: the activation arrives as bf16 x [m][k]; the GPU
+// reduces amax, forms ComfyUI's dynamic scale s_x = f32(bf16(amax/2688)) and alpha = s_x * s_w, and
+// quantizes A inside the GEMM (comfy-cuda recipe). Bit-identical to quantize() followed by gemm().
+// kernel: kSm120Native or kSm120Emulated.
+Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k, const Tensor& w, const uint16_t* bias,
+                                        GpuGemmKernel kernel);
 
 }  // namespace nvfp4

@@ -33,6 +33,7 @@ std::vector<uint16_t> synthetic_weight(int64_t rows, int64_t cols, uint64_t seed
 struct LayerProblem {
   LinearShape shape;
   int64_t m = 0;
+  std::vector<uint16_t> x;  // [m][k] bf16 activation, what a streaming-A kernel reads
   Tensor a, w;
   float s_x = 0, s_w = 0, alpha = 0;
   Json inputs;  // where the bf16 tensors came from (seeds or files) and the scales' bits
@@ -44,7 +45,9 @@ Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t 
 // ---------------------------------------------------------------------------------------------
 // A side of the comparison: where the GEMM runs and under which contract.
 struct Backend {
-  std::string name;  // cpu-oracle | cpu-reference | gpu-model | sm120-emulated | sm120-native | cublaslt
+  // cpu-oracle | cpu-reference | gpu-model | sm120-emulated | sm120-native | sm120-stream-emulated |
+  // sm120-stream-native (A quantized inside the GEMM from the bf16 activation) | cublaslt
+  std::string name;
   ReductionContract contract = ReductionContract::sequential();
   std::string describe() const;
 };

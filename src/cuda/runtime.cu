@@ -108,56 +108,49 @@ std::vector<GpuGemmKernel> available_gpu_kernels() {
   return k;
 }
 
-Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias, GpuGemmKernel kernel) {
-  NVFP4_TRY(a.check());
-  NVFP4_TRY(w.check());
-  if (a.geom.cols != w.geom.cols)
-    return invalid_argument("K mismatch: activation has K = " + std::to_string(a.geom.cols) + ", weight has K = " +
-                            std::to_string(w.geom.cols));
-  NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
+namespace {
+// Operands as the GEMM kernels read them: lo_first, K padded to 64, 128x4 swizzled scales.
+void prepare_operand(const Tensor& t, int64_t lda, std::vector<uint8_t>& data, std::vector<uint8_t>& sf) {
+  const Tensor lo = t.with(NibbleOrder::kLoFirst, ScaleLayout::kSwizzled128x4);
+  data.assign(t.geom.rows * lda, 0);
+  for (int64_t r = 0; r < t.geom.rows; ++r) std::memcpy(&data[r * lda], &lo.data[r * lo.geom.row_bytes()], lo.geom.row_bytes());
+  sf = lo.scales;  // roundup(rows16,128) x roundup(K16/16,4) = K64/16 columns
+}
+
+template <typename T>
+Status upload(cuda::DeviceBuffer<T>& d, const T* h, size_t n) {
+  NVFP4_TRY(d.alloc(n));
+  NVFP4_CUDA_TRY(cudaMemcpy(d.get(), h, n * sizeof(T), cudaMemcpyHostToDevice));
+  return Status::ok();
+}
+
+Status check_kernel_runs_here(GpuGemmKernel kernel, const DeviceInfo& dev) {
   if (kernel == GpuGemmKernel::kSm120Native && !is_blackwell_consumer(dev))
     return unsupported("kernel sm120-native needs an SM120/SM121 GPU (compute capability 12.0/12.1); this is " + dev.name +
                        " (" + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
                        "): use sm120-emulated to run the same kernel with the MMA emulated");
-  const int64_t M = a.geom.rows, N = w.geom.rows;
-  const int64_t k64 = roundup(a.geom.cols16, 64), lda = k64 / 2;
-  // Operands as the kernels read them: lo_first, K padded to 64, 128x4 swizzled scales.
-  auto prepare = [&](const Tensor& t, std::vector<uint8_t>& data, std::vector<uint8_t>& sf) {
-    const Tensor lo = t.with(NibbleOrder::kLoFirst, ScaleLayout::kSwizzled128x4);
-    data.assign(t.geom.rows * lda, 0);
-    for (int64_t r = 0; r < t.geom.rows; ++r)
-      std::memcpy(&data[r * lda], &lo.data[r * lo.geom.row_bytes()], lo.geom.row_bytes());
-    sf = lo.scales;  // roundup(rows16,128) x roundup(K16/16,4) = K64/16 columns
-  };
-  std::vector<uint8_t> ha, hw, hsa, hsw;
-  prepare(a, ha, hsa);
-  prepare(w, hw, hsw);
-  cuda::DeviceBuffer<uint8_t> da, dw, dsa, dsw;
-  cuda::DeviceBuffer<uint16_t> dbias, dout;
-  cuda::DeviceBuffer<float> draw;
-  NVFP4_TRY(da.alloc(ha.size()));
-  NVFP4_TRY(dw.alloc(hw.size()));
-  NVFP4_TRY(dsa.alloc(hsa.size()));
-  NVFP4_TRY(dsw.alloc(hsw.size()));
+  return Status::ok();
+}
+
+// Launches one GEMM on prepared device operands (op's output pointers are filled here) and brings
+// the outputs back.
+Result<GpuGemmOutput> run_gemm(cuda::GemmOperands op, GpuGemmKernel kernel, const DeviceInfo& dev) {
+  const int64_t M = op.m, N = op.n;
+  cuda::DeviceBuffer<uint16_t> dout;
+  cuda::DeviceBuffer<float> draw, dsx;
   NVFP4_TRY(draw.alloc(M * N));
   NVFP4_TRY(dout.alloc(M * N));
-  NVFP4_CUDA_TRY(cudaMemcpy(da.get(), ha.data(), ha.size(), cudaMemcpyHostToDevice));
-  NVFP4_CUDA_TRY(cudaMemcpy(dw.get(), hw.data(), hw.size(), cudaMemcpyHostToDevice));
-  NVFP4_CUDA_TRY(cudaMemcpy(dsa.get(), hsa.data(), hsa.size(), cudaMemcpyHostToDevice));
-  NVFP4_CUDA_TRY(cudaMemcpy(dsw.get(), hsw.data(), hsw.size(), cudaMemcpyHostToDevice));
-  if (bias) {
-    NVFP4_TRY(dbias.alloc(N));
-    NVFP4_CUDA_TRY(cudaMemcpy(dbias.get(), bias, N * 2, cudaMemcpyHostToDevice));
-  }
-  cuda::GemmOperands op{da.get(), dw.get(), dsa.get(), dsw.get(), M, N, k64, alpha, bias ? dbias.get() : nullptr,
-                        draw.get(), dout.get()};
+  NVFP4_TRY(dsx.alloc(1));
+  op.raw = draw.get();
+  op.out = dout.get();
+  if (op.x) op.s_x_out = dsx.get();
   cudaEvent_t ev0, ev1;
   NVFP4_CUDA_TRY(cudaEventCreate(&ev0));
   NVFP4_CUDA_TRY(cudaEventCreate(&ev1));
-  NVFP4_CUDA_TRY(cudaEventRecord(ev0));
-  Status st = kernel == GpuGemmKernel::kModel ? cuda::launch_gemm_model(op, nullptr)
-                                              : cuda::launch_sm120_gemm(op, kernel == GpuGemmKernel::kSm120Emulated,
-                                                                        dev.sm_count, nullptr);
+  cudaEventRecord(ev0);
+  Status st = kernel == GpuGemmKernel::kModel
+                  ? cuda::launch_gemm_model(op, nullptr)
+                  : cuda::launch_sm120_gemm(op, kernel == GpuGemmKernel::kSm120Emulated, dev.sm_count, nullptr);
   cudaEventRecord(ev1);
   const cudaError_t sync = cudaEventSynchronize(ev1);
   float ms = 0;
@@ -172,7 +165,78 @@ Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, co
   out.out.resize(M * N);
   NVFP4_CUDA_TRY(cudaMemcpy(out.raw.data(), draw.get(), M * N * sizeof(float), cudaMemcpyDeviceToHost));
   NVFP4_CUDA_TRY(cudaMemcpy(out.out.data(), dout.get(), M * N * 2, cudaMemcpyDeviceToHost));
+  if (op.x) NVFP4_CUDA_TRY(cudaMemcpy(&out.s_x, dsx.get(), 4, cudaMemcpyDeviceToHost));
   return out;
+}
+}  // namespace
+
+Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias, GpuGemmKernel kernel) {
+  NVFP4_TRY(a.check());
+  NVFP4_TRY(w.check());
+  if (a.geom.cols != w.geom.cols)
+    return invalid_argument("K mismatch: activation has K = " + std::to_string(a.geom.cols) + ", weight has K = " +
+                            std::to_string(w.geom.cols));
+  NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
+  NVFP4_TRY(check_kernel_runs_here(kernel, dev));
+  const int64_t k64 = roundup(a.geom.cols16, 64), lda = k64 / 2;
+  std::vector<uint8_t> ha, hw, hsa, hsw;
+  prepare_operand(a, lda, ha, hsa);
+  prepare_operand(w, lda, hw, hsw);
+  cuda::DeviceBuffer<uint8_t> da, dw, dsa, dsw;
+  cuda::DeviceBuffer<uint16_t> dbias;
+  NVFP4_TRY(upload(da, ha.data(), ha.size()));
+  NVFP4_TRY(upload(dw, hw.data(), hw.size()));
+  NVFP4_TRY(upload(dsa, hsa.data(), hsa.size()));
+  NVFP4_TRY(upload(dsw, hsw.data(), hsw.size()));
+  if (bias) NVFP4_TRY(upload(dbias, bias, static_cast<size_t>(w.geom.rows)));
+  cuda::GemmOperands op{};
+  op.a = da.get();
+  op.w = dw.get();
+  op.sfa = dsa.get();
+  op.sfw = dsw.get();
+  op.m = a.geom.rows;
+  op.n = w.geom.rows;
+  op.k64 = k64;
+  op.alpha = alpha;
+  op.bias = bias ? dbias.get() : nullptr;
+  return run_gemm(op, kernel, dev);
+}
+
+Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k, const Tensor& w, const uint16_t* bias,
+                                        GpuGemmKernel kernel) {
+  NVFP4_TRY(w.check());
+  if (x == nullptr || m <= 0) return invalid_argument("gemm_gpu_stream_a: activation must be non-empty");
+  if (k != w.geom.cols)
+    return invalid_argument("K mismatch: activation has K = " + std::to_string(k) + ", weight has K = " + std::to_string(w.geom.cols));
+  if (kernel == GpuGemmKernel::kModel)
+    return unsupported("the streaming A producer lives in the SM120 kernel: use sm120-native or sm120-emulated");
+  NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
+  NVFP4_TRY(check_kernel_runs_here(kernel, dev));
+  const int64_t k64 = roundup(w.geom.cols16, 64), lda = k64 / 2;
+  std::vector<uint8_t> hw, hsw;
+  prepare_operand(w, lda, hw, hsw);
+  cuda::DeviceBuffer<uint8_t> dw, dsw;
+  cuda::DeviceBuffer<uint16_t> dx, dbias;
+  cuda::DeviceBuffer<uint32_t> damax;
+  NVFP4_TRY(upload(dw, hw.data(), hw.size()));
+  NVFP4_TRY(upload(dsw, hsw.data(), hsw.size()));
+  NVFP4_TRY(upload(dx, x, static_cast<size_t>(m * k)));
+  if (bias) NVFP4_TRY(upload(dbias, bias, static_cast<size_t>(w.geom.rows)));
+  NVFP4_TRY(damax.alloc(1));
+  NVFP4_CUDA_TRY(cudaMemset(damax.get(), 0, 4));
+  NVFP4_TRY(cuda::launch_amax_bf16(dx.get(), m * k, damax.get(), nullptr));
+  cuda::GemmOperands op{};
+  op.w = dw.get();
+  op.sfw = dsw.get();
+  op.m = m;
+  op.n = w.geom.rows;
+  op.k64 = k64;
+  op.bias = bias ? dbias.get() : nullptr;
+  op.x = dx.get();
+  op.k = k;
+  op.x_amax = damax.get();
+  op.s_w = w.global_scale;
+  return run_gemm(op, kernel, dev);
 }
 
 }  // namespace nvfp4

@@ -19,6 +19,9 @@ std::vector<GpuGemmKernel> available_gpu_kernels() { return {}; }
 Result<GpuGemmOutput> gemm_gpu(const Tensor&, const Tensor&, float, const uint16_t*, GpuGemmKernel) {
   return unsupported(kWhy);
 }
+Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t*, int64_t, int64_t, const Tensor&, const uint16_t*, GpuGemmKernel) {
+  return unsupported(kWhy);
+}
 
 }  // namespace nvfp4
 

@@ -21,12 +21,14 @@ Result<Backend> parse_backend(const std::string& s) {
   Backend b;
   const auto at = s.find('@');
   b.name = s.substr(0, at);
-  static const char* kNames[] = {"cpu-oracle", "cpu-reference", "gpu-model", "sm120-emulated", "sm120-native", "cublaslt"};
+  static const char* kNames[] = {"cpu-oracle",          "cpu-reference",         "gpu-model", "sm120-emulated",
+                                 "sm120-native",        "sm120-stream-emulated", "sm120-stream-native", "cublaslt"};
   bool known = false;
   for (const char* n : kNames) known = known || b.name == n;
   if (!known)
     return invalid_argument("unknown backend '" + b.name +
-                            "' (expected cpu-oracle, cpu-reference, gpu-model, sm120-emulated, sm120-native or cublaslt)");
+                            "' (expected cpu-oracle, cpu-reference, gpu-model, sm120-emulated, sm120-native, "
+                            "sm120-stream-emulated, sm120-stream-native or cublaslt)");
   if (at != std::string::npos) {
     NVFP4_ASSIGN_OR_RETURN(b.contract, ReductionContract::parse(s.substr(at + 1)));
   }
@@ -95,6 +97,15 @@ Result<SideOutput> run_side(const Backend& b, const Problem& p, const ValidateOp
       so.out[i] = merge_partials(&so.raw[i], 1, MergeMode::kFp32, Epilogue::kAlphaBeforeBf16, p.alpha, -0.0f).bf16;
   } else if (b.name == "cublaslt") {
     NVFP4_ASSIGN_OR_RETURN(auto r, cublaslt_gemm(p.a, p.w, p.alpha, nullptr, CublasLtPlanRequest{}));
+    so.raw = std::move(r.raw);
+    so.out = std::move(r.out);
+    so.kernel_ms = r.kernel_ms;
+  } else if (b.name.rfind("sm120-stream-", 0) == 0) {
+    const GpuGemmKernel k = b.name == "sm120-stream-native" ? GpuGemmKernel::kSm120Native : GpuGemmKernel::kSm120Emulated;
+    NVFP4_ASSIGN_OR_RETURN(auto r, gemm_gpu_stream_a(p.x.data(), p.m, p.shape.k, p.w, nullptr, k));
+    if (f32_bits(r.s_x) != f32_bits(p.s_x))
+      return Status(ErrorCode::kMismatch, b.name + ": the GPU's dynamic activation scale " + hex32(f32_bits(r.s_x)) +
+                                              " differs from ComfyUI's " + hex32(f32_bits(p.s_x)));
     so.raw = std::move(r.raw);
     so.out = std::move(r.out);
     so.kernel_ms = r.kernel_ms;
@@ -273,6 +284,7 @@ Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t 
   QuantizeOptions qo;
   qo.pad = true;
   NVFP4_ASSIGN_OR_RETURN(p.a, quantize(x.data(), p.m, l.k, p.s_x, qo));
+  p.x = std::move(x);
   if (quantize_weight) {
     NVFP4_ASSIGN_OR_RETURN(p.w, quantize(w.data(), l.n, l.k, p.s_w, qo));
   }
@@ -289,7 +301,11 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
   if (opt.rows <= 0) return invalid_argument("--rows must be positive");
   if (opt.linears.empty()) return invalid_argument("no linears to validate");
   if (opt.candidates.empty()) {
-    for (GpuGemmKernel k : available_gpu_kernels()) opt.candidates.push_back(Backend{to_string(k), {}});
+    for (GpuGemmKernel k : available_gpu_kernels()) {
+      opt.candidates.push_back(Backend{to_string(k), {}});
+      if (k != GpuGemmKernel::kModel)  // the same SM120 kernel with the streaming A producer
+        opt.candidates.push_back(Backend{k == GpuGemmKernel::kSm120Native ? "sm120-stream-native" : "sm120-stream-emulated", {}});
+    }
     if (opt.candidates.empty()) opt.candidates.push_back(Backend{"cpu-oracle", {}});
   }
   if (!opt.reference_given) {

@@ -23,7 +23,18 @@ struct GemmOperands {
   const uint16_t* bias; // [N] bf16 or null
   float* raw;           // [M][N] f32 accumulators
   uint16_t* out;        // [M][N] bf16
+  // Streaming A producer (SM120 kernel only): when x is set, A is quantized inside the GEMM from
+  // bf16 x [M][k] with the comfy-cuda recipe and the dynamic scale made from *x_amax (the bf16
+  // pattern of max |x|); a and sfa are not read, alpha = f32_rn(s_x * s_w), s_x is written to *s_x_out.
+  const uint16_t* x = nullptr;
+  int64_t k = 0;
+  const uint32_t* x_amax = nullptr;
+  float s_w = 0.0f;
+  float* s_x_out = nullptr;
 };
+
+// *amax_bits = the bf16 pattern of max |x| over x [n] (NaN skipped); *amax_bits must start at 0.
+Status launch_amax_bf16(const uint16_t* x, int64_t n, uint32_t* amax_bits, cudaStream_t stream);
 
 Status launch_gemm_model(const GemmOperands& op, cudaStream_t stream);
 // emulate: the MMA instruction replaced by its exact software emulation (runs on any GPU).

@@ -55,6 +55,26 @@ __device__ __forceinline__ uint16_t bf16_rn(float f) {
 }
 __device__ __forceinline__ float bf16_to_f32(uint16_t h) { return __uint_as_float(static_cast<uint32_t>(h) << 16); }
 
+// comfy-cuda steps 2-6 (NVFP4-SPEC.md §2.1) for one 16-element block with the given amax: the
+// UE4M3 scale byte and the encode factor e that step 7 multiplies every element by.
+struct BlockEncoding {
+  uint8_t sf;
+  float e;
+};
+__device__ __forceinline__ BlockEncoding comfy_block_encoding(float amax, float s, float rcp_s) {
+  float d = fmul_rn_ftz(amax, 0x1.555556p-3f);    // step 2: * fl32(1/6), what "/6" became under fast-math
+  d = fmul_rn_ftz(d, rcp_s);                      // step 3
+  d = fmin_ftz(d, 448.0f);                        // step 4: NaN -> 448
+  const uint8_t sf = e4m3_rn_sat(d);              // step 5
+  const float t = fmul_rn_ftz(s, e4m3_to_f32(sf));                       // step 6
+  return {sf, fmin_ftz(rcp_approx_ftz(t), 3.40282347e38f)};              // t = 0 gives +Inf, clamped
+}
+
+// The dynamic activation scale of §2.4 from amax's bf16 pattern: f32(bf16_rn(f32(amax) * fl32(1/2688))).
+__device__ __forceinline__ float dynamic_global_scale(uint32_t amax_bf16_bits) {
+  return bf16_to_f32(bf16_rn(__fmul_rn(bf16_to_f32(static_cast<uint16_t>(amax_bf16_bits)), 1.0f / 2688.0f)));
+}
+
 // alpha-before-bf16 epilogue (§4): two separately rounded operations, never an FMA.
 __device__ __forceinline__ uint16_t epilogue_alpha_before_bf16(float acc, float alpha, float bias) {
   return bf16_rn(__fadd_rn(__fmul_rn(alpha, acc), bias));

@@ -24,7 +24,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kBlock = 16;
-constexpr float kOneSixth = 0x1.555556p-3f;  // fl32(1/6): what "/6" became under fast-math
 static_assert(kThreads % 32 == 0 && kBlock == 16, "whole warps, 16-element blocks");
 
 struct QuantParams {
@@ -116,12 +115,9 @@ __global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p)
 #pragma unroll
     for (int i = 0; i < kBlock; ++i) amax = fmaxf(amax, fabsf(xf[i]));  // max.f32 ignores NaN
   }
-  float d = fmul_rn_ftz(amax, kOneSixth);              // step 2
-  d = fmul_rn_ftz(d, rcp_approx_ftz(p.s));             // step 3
-  d = fmin_ftz(d, 448.0f);                             // step 4: NaN -> 448
-  const uint8_t sf = e4m3_rn_sat(d);                   // step 5
-  const float t = fmul_rn_ftz(p.s, e4m3_to_f32(sf));   // step 6
-  const float e = fmin_ftz(rcp_approx_ftz(t), 3.40282347e38f);
+  const BlockEncoding enc = comfy_block_encoding(amax, p.s, rcp_approx_ftz(p.s));  // steps 2-6
+  const float e = enc.e;
+  const uint8_t sf = enc.sf;
 
   uint32_t packed[2] = {0, 0};
   if (!special) {

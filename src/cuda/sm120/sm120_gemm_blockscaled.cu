@@ -79,15 +79,67 @@ __device__ __forceinline__ void mma_emulated(float (&d)[4], const uint32_t (&a)[
   d[3] = chunk_element(row1, col1, sa1, sb1, c[3]);  // row g+8, col 2t+1
 }
 
+// Streaming A producer: the warp's A fragment and SF_A register for chunk q, quantized here from
+// bf16 x with the comfy-cuda recipe (the same steps as the quantizer kernel, NVFP4-SPEC.md §2.1).
+// Register X of lane (g, t) holds row g + 8 (X & 1), K 32 (X >> 1) + 8t .. +7: half of block
+// 2 (X >> 1) + t / 2, whose other half sits in lane t ^ 1; one shuffle completes the block's amax.
+__device__ __forceinline__ void produce_a_stream(const GemmOperands& op, int64_t m0, int64_t q, float s_x, float rcp_s,
+                                                 uint32_t (&a)[4], uint32_t& sfa) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  uint32_t sf_mine = 0;
+#pragma unroll
+  for (int X = 0; X < 4; ++X) {
+    const int64_t row = m0 + g + 8 * (X & 1), k0 = q * 64 + 32 * (X >> 1) + 8 * t;
+    float xf[8];
+    if (row < op.m && k0 + 8 <= op.k && op.k % 8 == 0) {
+      const uint4 v = __ldg(reinterpret_cast<const uint4*>(op.x + row * op.k + k0));
+      const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        xf[2 * i] = __uint_as_float(w[i] << 16);
+        xf[2 * i + 1] = __uint_as_float(w[i] & 0xFFFF0000u);
+      }
+    } else {  // past M or K: zeros, exactly the quantized tensor's zero padding
+#pragma unroll
+      for (int i = 0; i < 8; ++i) xf[i] = (row < op.m && k0 + i < op.k) ? bf16_to_f32(op.x[row * op.k + k0 + i]) : 0.0f;
+    }
+    float amax = 0.0f;  // step 1, NaN ignored
+#pragma unroll
+    for (int i = 0; i < 8; ++i) amax = fmaxf(amax, fabsf(xf[i]));
+    amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, 1));
+    const BlockEncoding enc = comfy_block_encoding(amax, s_x, rcp_s);  // steps 2-6
+    uint32_t word = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) word |= e2m1_rn_sat(fmul_rn_ftz(enc.e, xf[i])) << (4 * i);  // step 7, lo_first
+    a[X] = word;
+    sf_mine |= static_cast<uint32_t>(enc.sf) << (8 * X);
+  }
+  // SF_A (selectors 0): lane t = 0 supplies row g, t = 1 row g + 8; byte j = block j, found in lane
+  // 4g (blocks 0, 2) and 4g + 2 (blocks 1, 3) as the scale of register X = j's row parity.
+  const uint32_t v0 = __shfl_sync(0xFFFFFFFFu, sf_mine, 4 * g), v2 = __shfl_sync(0xFFFFFFFFu, sf_mine, 4 * g + 2);
+  const uint32_t row_g = (v0 & 0xFFu) | ((v2 & 0xFFu) << 8) | (((v0 >> 16) & 0xFFu) << 16) | (((v2 >> 16) & 0xFFu) << 24);
+  const uint32_t row_g8 =
+      ((v0 >> 8) & 0xFFu) | (((v2 >> 8) & 0xFFu) << 8) | (((v0 >> 24) & 0xFFu) << 16) | (((v2 >> 24) & 0xFFu) << 24);
+  sfa = t == 0 ? row_g : (t == 1 ? row_g8 : 0u);
+}
+
 __device__ __forceinline__ uint32_t ld_u32_or_zero(const uint8_t* base, int64_t row, int64_t rows, int64_t pitch,
                                                    int64_t byte) {
   return row < rows ? __ldg(reinterpret_cast<const uint32_t*>(base + row * pitch + byte)) : 0u;
 }
 
-template <bool kEmulate>
+template <bool kEmulate, bool kStreamA>
 __global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands op) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int64_t lda = op.k64 / 2, cp = op.k64 / 16, chunks = op.k64 / 64;
+  // Streaming: the activation's dynamic scale and alpha, from the amax the launcher reduced.
+  float s_x = 0.0f, rcp_s = 0.0f, alpha = op.alpha;
+  if constexpr (kStreamA) {
+    s_x = dynamic_global_scale(*op.x_amax);
+    rcp_s = rcp_approx_ftz(s_x);
+    alpha = __fmul_rn(s_x, op.s_w);  // f32_rn(s_x * s_w), §2.4
+    if (blockIdx.x == 0 && threadIdx.x == 0 && op.s_x_out) *op.s_x_out = s_x;
+  }
   const int64_t tiles_m = (op.m + kTileM - 1) / kTileM, tiles_n = (op.n + kTileN - 1) / kTileN;
   // Persistent: each CTA walks tiles; consecutive CTAs take consecutive n tiles of one m row so the
   // weight panel (the big operand at small M) streams once while A stays in L2.
@@ -99,15 +151,19 @@ __global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands 
     for (int j = 0; j < kWarpN8; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
 
     for (int64_t q = 0; q < chunks; ++q) {
-      // A fragment (§5): a0 row g, a1 row g+8, a2/a3 the same rows 16 bytes further.
-      uint32_t a[4];
-      a[0] = ld_u32_or_zero(op.a, m0 + g, op.m, lda, q * kChunkBytes + 4 * t);
-      a[1] = ld_u32_or_zero(op.a, m0 + g + 8, op.m, lda, q * kChunkBytes + 4 * t);
-      a[2] = ld_u32_or_zero(op.a, m0 + g, op.m, lda, q * kChunkBytes + 16 + 4 * t);
-      a[3] = ld_u32_or_zero(op.a, m0 + g + 8, op.m, lda, q * kChunkBytes + 16 + 4 * t);
-      // SF_A: lanes with t = 0 / 1 supply rows g / g+8; the other lanes' registers are not read.
-      const int64_t sa_row = m0 + g + 8 * t;
-      const uint32_t sfa = (t < 2 && sa_row < op.m) ? load_chunk_scales(op.sfa, sa_row, q, cp) : 0u;
+      uint32_t a[4], sfa;
+      if constexpr (kStreamA) {
+        produce_a_stream(op, m0, q, s_x, rcp_s, a, sfa);
+      } else {
+        // A fragment (§5): a0 row g, a1 row g+8, a2/a3 the same rows 16 bytes further.
+        a[0] = ld_u32_or_zero(op.a, m0 + g, op.m, lda, q * kChunkBytes + 4 * t);
+        a[1] = ld_u32_or_zero(op.a, m0 + g + 8, op.m, lda, q * kChunkBytes + 4 * t);
+        a[2] = ld_u32_or_zero(op.a, m0 + g, op.m, lda, q * kChunkBytes + 16 + 4 * t);
+        a[3] = ld_u32_or_zero(op.a, m0 + g + 8, op.m, lda, q * kChunkBytes + 16 + 4 * t);
+        // SF_A: lanes with t = 0 / 1 supply rows g / g+8; the other lanes' registers are not read.
+        const int64_t sa_row = m0 + g + 8 * t;
+        sfa = (t < 2 && sa_row < op.m) ? load_chunk_scales(op.sfa, sa_row, q, cp) : 0u;
+      }
 #pragma unroll
       for (int j = 0; j < kWarpN8; ++j) {
         const int64_t nb = n0 + 8 * j;
@@ -130,7 +186,7 @@ __global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands 
         if (row < op.m && col < op.n) {
           op.raw[row * op.n + col] = acc[j][e];
           op.out[row * op.n + col] =
-              epilogue_alpha_before_bf16(acc[j][e], op.alpha, op.bias ? bf16_to_f32(op.bias[col]) : -0.0f);
+              epilogue_alpha_before_bf16(acc[j][e], alpha, op.bias ? bf16_to_f32(op.bias[col]) : -0.0f);
         }
       }
   }
@@ -141,8 +197,14 @@ __global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands 
 Status launch_sm120_gemm(const GemmOperands& op, bool emulate, int sm_count, cudaStream_t stream) {
   const int64_t tiles = ((op.m + kTileM - 1) / kTileM) * ((op.n + kTileN - 1) / kTileN);
   const int64_t grid = std::min<int64_t>(tiles, static_cast<int64_t>(sm_count) * 8);  // persistent
-  if (emulate) sm120_gemm_blockscaled<true><<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(op);
-  else sm120_gemm_blockscaled<false><<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(op);
+  const unsigned gr = static_cast<unsigned>(grid);
+  if (op.x) {
+    if (emulate) sm120_gemm_blockscaled<true, true><<<gr, kThreads, 0, stream>>>(op);
+    else sm120_gemm_blockscaled<false, true><<<gr, kThreads, 0, stream>>>(op);
+  } else {
+    if (emulate) sm120_gemm_blockscaled<true, false><<<gr, kThreads, 0, stream>>>(op);
+    else sm120_gemm_blockscaled<false, false><<<gr, kThreads, 0, stream>>>(op);
+  }
   NVFP4_CUDA_LAUNCH_TRY(emulate ? "sm120_gemm_blockscaled<emulated>" : "sm120_gemm_blockscaled<native>");
   return Status::ok();
 }
