@@ -157,7 +157,10 @@ TEST(Gpu, StreamingAProducerEqualsQuantizeThenGemm) {
   }
   // An all-zero activation: s_x = 0, the recipe's saturated scales, zero output.
   std::vector<uint16_t> zeros(16 * 64, 0);
-  auto W = quantize(synthetic_weight(8, 64, 1).data(), 8, 64, 0.01f, QuantizeOptions{});
+  QuantizeOptions padded;
+  padded.pad = true;
+  auto W = quantize(synthetic_weight(8, 64, 1).data(), 8, 64, 0.01f, padded);
+  ASSERT_TRUE(W.is_ok()) << W.status().message();
   auto g = gemm_gpu_stream_a(zeros.data(), 16, 64, W.value(), nullptr, GpuGemmKernel::kSm120Emulated);
   ASSERT_TRUE(g.is_ok()) << g.status().message();
   EXPECT_EQ(g->s_x, 0.0f);
