@@ -69,6 +69,7 @@ struct ValidateOptions {
 
 struct Comparison {
   int64_t compared = 0;
+  bool raw_available = true;  // false when a side has no fp32 output (cuBLASLt without an fp32-D plan)
   bool raw_equal = false, fused_equal = false;
   double raw_max_abs = 0, raw_mean_abs = 0, fused_max_abs = 0, fused_mean_abs = 0;
   int64_t raw_diff_count = 0, fused_diff_count = 0;

@@ -100,7 +100,7 @@ int cmd_validate(int argc, char** argv) {
     const Json& j = lr.json;
     const std::string mnk = std::to_string(lr.m) + "x" + std::to_string(lr.n) + "x" + std::to_string(lr.k);
     std::printf("%-16s %-28s %-22s %-6s %-12s %-6s %-12s %-10lld %lld / %lld\n", lr.linear.c_str(),
-                j["candidate"].as_string().c_str(), mnk.c_str(), lr.cmp.raw_equal ? "EQUAL" : "DIFF", fmt(lr.cmp.raw_max_abs).c_str(),
+                j["candidate"].as_string().c_str(), mnk.c_str(), !lr.cmp.raw_available ? "n/a" : lr.cmp.raw_equal ? "EQUAL" : "DIFF", fmt(lr.cmp.raw_max_abs).c_str(),
                 lr.cmp.fused_equal ? "EQUAL" : "DIFF", fmt(lr.cmp.fused_max_abs).c_str(), static_cast<long long>(lr.cmp.compared),
                 static_cast<long long>(lr.sensitivity["raw_differing"].as_int()),
                 static_cast<long long>(lr.sensitivity["fused_alpha_differing"].as_int()));
