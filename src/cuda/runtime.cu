@@ -75,8 +75,7 @@ Result<Tensor> quantize_gpu(const uint16_t* x, int64_t rows, int64_t cols, float
                             "] is not a multiple of 16; ask for padding (--pad) to zero-fill to 16");
   if (!std::isfinite(global_scale) || global_scale < 0.0f)
     return invalid_argument("quantize_gpu: global scale must be finite and >= 0");
-  NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
-  (void)dev;
+  NVFP4_TRY(cuda_device().status());  // a usable GPU, or why not
   Tensor t;
   t.geom = Geometry::of(rows, cols);
   t.nibbles = opt.nibbles;
