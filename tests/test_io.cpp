@@ -40,6 +40,9 @@ TEST(Npy, WriteReadAndErrors) {
   EXPECT_EQ(a->shape, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(0, std::memcmp(a->bytes.data(), v.data(), 12));
   EXPECT_FALSE(read_npy(dir + "/missing.npy").is_ok());
+  auto d = read_file(dir);  // a directory is an error value, not an exception
+  ASSERT_FALSE(d.is_ok());
+  EXPECT_NE(d.status().message().find("directory"), std::string::npos);
   ASSERT_TRUE(write_text(dir + "/bad.npy", "not numpy").is_ok());
   auto bad = read_npy(dir + "/bad.npy");
   EXPECT_FALSE(bad.is_ok());

@@ -11,10 +11,16 @@
 namespace nvfp4 {
 
 Result<std::vector<uint8_t>> read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return io_error("cannot read '" + path + "': it is a directory");
   std::ifstream f(path, std::ios::binary);
   if (!f) return io_error("cannot open '" + path + "': " + std::strerror(errno));
-  std::vector<uint8_t> buf((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) return io_error("cannot read '" + path + "'");
+  f.seekg(0, std::ios::end);
+  const std::streamoff size = f.tellg();
+  f.seekg(0, std::ios::beg);
+  if (size < 0) return io_error("cannot read '" + path + "': not a regular file");
+  std::vector<uint8_t> buf(static_cast<size_t>(size));
+  if (size > 0 && !f.read(reinterpret_cast<char*>(buf.data()), size)) return io_error("cannot read '" + path + "'");
   return buf;
 }
 

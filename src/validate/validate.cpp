@@ -314,6 +314,21 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
     for (const auto& c : opt.candidates) cand_is_oracle = cand_is_oracle || c.name == "cpu-oracle";
     opt.reference = Backend{cand_is_oracle ? "cpu-reference" : "cpu-oracle", {}};
   }
+  // Every GPU side must be runnable here before anything is computed.
+  std::vector<Backend> sides = opt.candidates;
+  sides.push_back(opt.reference);
+  for (const Backend& b : sides) {
+    if (b.name == "cpu-oracle" || b.name == "cpu-reference") continue;
+    if (b.name == "cublaslt") {
+      NVFP4_ASSIGN_OR_RETURN(CublasLtEnv env, cublaslt_env());
+      NVFP4_TRY(cublaslt_nvfp4_supported(env));
+      continue;
+    }
+    NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
+    if ((b.name == "sm120-native" || b.name == "sm120-stream-native") && dev.cc_major != 12)
+      return unsupported(b.name + " needs an SM120/SM121 GPU; this is " + dev.name + " (use " +
+                         (b.name == "sm120-native" ? "sm120-emulated" : "sm120-stream-emulated") + ")");
+  }
   NVFP4_TRY(make_dirs(opt.out_dir));
   auto say = [&](const std::string& s) { if (opt.progress) opt.progress(s); };
 
