@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "nvfp4/cublaslt.hpp"
 #include "nvfp4/io.hpp"
 #include "nvfp4/quant.hpp"
 
@@ -148,6 +149,19 @@ TEST(Cli, ValidateReadsInputsFromNpyFiles) {
   auto wrong = run("validate --shapes lin:64:256 --inputs " + dir + " --quiet --out " + tmp("valin2"));
   EXPECT_EQ(wrong.code, 2);
   EXPECT_NE(wrong.out.find("must be a bf16 [64][256] array"), std::string::npos);
+}
+
+TEST(Cli, CublasLtEntryPointsRefuseInOneLineWhereNvfp4CublasLtCannotRun) {
+  auto env = cublaslt_env();
+  if (env.is_ok() && cublaslt_nvfp4_supported(env.value()).is_ok())
+    GTEST_SKIP() << "this machine runs NVFP4 cuBLASLt";
+  for (const char* cmd : {"probe-cublaslt --shapes fc2", "validate --linear out --candidate cublaslt --quiet",
+                          "bench --backend cublaslt --shapes fc2 --no-quantizer"}) {
+    auto r = run(cmd);
+    EXPECT_EQ(r.code, 3) << cmd << ": " << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("error:"), std::string::npos) << cmd;
+  }
 }
 
 TEST(Cli, ExplainFindsAPlantedContract) {
