@@ -51,7 +51,9 @@ Result<Tensor> quantize(const uint16_t* x, int64_t rows, int64_t cols, float glo
 
   const float rcp_s = rcp_approx_ftz(global_scale);
   const Recipe recipe = opt.recipe;
+#if defined(__x86_64__)
   const bool avx2 = detail::cpu_has_avx2();
+#endif
   detail::parallel_for(g.rows16, 8, opt.threads, [&](int64_t r0, int64_t r1, int) {
     uint16_t blk[detail::kBlock];
     uint8_t codes[detail::kBlock];

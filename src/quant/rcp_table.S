@@ -6,4 +6,4 @@
 nvfp4_rcp_table_begin:
     .incbin "rcp_approx_ftz_f32_sm90.bin"  /* found through -Wa,-I<src/quant> */
 nvfp4_rcp_table_end:
-    .section .note.GNU-stack,"",@progbits
+    .section .note.GNU-stack,"",%progbits  /* % rather than @: @ starts a comment on Arm */
