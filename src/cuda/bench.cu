@@ -11,6 +11,7 @@
 #include "common/check.cuh"
 #include "common/kernels.hpp"
 #include "common/numerics.cuh"
+#include "common/operands.hpp"
 #include "common/timing.hpp"
 #include "nvfp4/bench.hpp"
 #include "nvfp4/cublaslt.hpp"
@@ -131,35 +132,26 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
     // NVFP4 operands: quantized synthetic tensors, weights replicated for rotation.
     auto prob = prepare_layer(l, M, 1234, "");
     if (!prob.is_ok()) return prob.status();
-    const Tensor al = prob->a.with(NibbleOrder::kLoFirst, ScaleLayout::kSwizzled128x4);
-    const Tensor wl = prob->w.with(NibbleOrder::kLoFirst, ScaleLayout::kSwizzled128x4);
-    auto pitch = [&](const Tensor& t) {
-      std::vector<uint8_t> d(t.geom.rows * lda, 0);
-      for (int64_t r = 0; r < t.geom.rows; ++r) std::memcpy(&d[r * lda], &t.data[r * t.geom.row_bytes()], t.geom.row_bytes());
-      return d;
-    };
-    const std::vector<uint8_t> ha = pitch(al), hw = pitch(wl);
-    const int64_t nvfp4_w = static_cast<int64_t>(hw.size() + wl.scales.size());
+    std::vector<uint8_t> ha, hsa, hw, hsw;
+    cuda::prepare_operand(prob->a, lda, ha, hsa);
+    cuda::prepare_operand(prob->w, lda, hw, hsw);
+    const int64_t nvfp4_w = static_cast<int64_t>(hw.size() + hsw.size());
     const int copies = static_cast<int>(std::max<int64_t>(2, ceil_div(3 * dev.l2_bytes, nvfp4_w)));
     cuda::DeviceBuffer<uint8_t> da, dsa;
     std::vector<std::unique_ptr<cuda::DeviceBuffer<uint8_t>>> dw, dsw;
-    NVFP4_TRY(da.alloc(ha.size()));
-    NVFP4_TRY(dsa.alloc(al.scales.size()));
-    NVFP4_CUDA_TRY(cudaMemcpy(da.get(), ha.data(), ha.size(), cudaMemcpyHostToDevice));
-    NVFP4_CUDA_TRY(cudaMemcpy(dsa.get(), al.scales.data(), al.scales.size(), cudaMemcpyHostToDevice));
+    NVFP4_TRY(cuda::upload(da, ha.data(), ha.size()));
+    NVFP4_TRY(cuda::upload(dsa, hsa.data(), hsa.size()));
     for (int c = 0; c < copies; ++c) {
       dw.push_back(std::make_unique<cuda::DeviceBuffer<uint8_t>>());
       dsw.push_back(std::make_unique<cuda::DeviceBuffer<uint8_t>>());
-      NVFP4_TRY(dw.back()->alloc(hw.size()));
-      NVFP4_TRY(dsw.back()->alloc(wl.scales.size()));
-      NVFP4_CUDA_TRY(cudaMemcpy(dw.back()->get(), hw.data(), hw.size(), cudaMemcpyHostToDevice));
-      NVFP4_CUDA_TRY(cudaMemcpy(dsw.back()->get(), wl.scales.data(), wl.scales.size(), cudaMemcpyHostToDevice));
+      NVFP4_TRY(cuda::upload(*dw.back(), hw.data(), hw.size()));
+      NVFP4_TRY(cuda::upload(*dsw.back(), hsw.data(), hsw.size()));
     }
     cuda::DeviceBuffer<float> draw;
     cuda::DeviceBuffer<uint16_t> dout;
     NVFP4_TRY(draw.alloc(M * N));
     NVFP4_TRY(dout.alloc(M * N));
-    const double bytes = static_cast<double>(nvfp4_w + ha.size() + al.scales.size() + M * N * 2);
+    const double bytes = static_cast<double>(nvfp4_w + ha.size() + hsa.size() + M * N * 2);
     for (const std::string& b : opt.backends) {
       if (b == "sm120-native" && !blackwell) continue;  // default list: rows this GPU has
       double us = 0;

@@ -5,6 +5,7 @@
 
 #include "common/check.cuh"
 #include "common/kernels.hpp"
+#include "common/operands.hpp"
 #include "nvfp4/cuda.hpp"
 
 namespace nvfp4 {
@@ -85,10 +86,9 @@ Result<Tensor> quantize_gpu(const uint16_t* x, int64_t rows, int64_t cols, float
   t.scales.resize(t.geom.scale_bytes(opt.scale_layout));
   cuda::DeviceBuffer<uint16_t> dx;
   cuda::DeviceBuffer<uint8_t> dd, ds;
-  NVFP4_TRY(dx.alloc(rows * cols));
+  NVFP4_TRY(cuda::upload(dx, x, static_cast<size_t>(rows * cols)));
   NVFP4_TRY(dd.alloc(t.data.size()));
   NVFP4_TRY(ds.alloc(t.scales.size()));
-  NVFP4_CUDA_TRY(cudaMemcpy(dx.get(), x, dx.bytes(), cudaMemcpyHostToDevice));
   NVFP4_CUDA_TRY(cudaMemset(ds.get(), 0, ds.bytes()));  // padding bytes of the swizzled layout
   NVFP4_TRY(cuda::launch_quantize_comfy(dx.get(), rows, cols, global_scale, dd.get(), ds.get(),
                                         opt.nibbles == NibbleOrder::kHiFirst,
@@ -108,20 +108,8 @@ std::vector<GpuGemmKernel> available_gpu_kernels() {
 }
 
 namespace {
-// Operands as the GEMM kernels read them: lo_first, K padded to 64, 128x4 swizzled scales.
-void prepare_operand(const Tensor& t, int64_t lda, std::vector<uint8_t>& data, std::vector<uint8_t>& sf) {
-  const Tensor lo = t.with(NibbleOrder::kLoFirst, ScaleLayout::kSwizzled128x4);
-  data.assign(t.geom.rows * lda, 0);
-  for (int64_t r = 0; r < t.geom.rows; ++r) std::memcpy(&data[r * lda], &lo.data[r * lo.geom.row_bytes()], lo.geom.row_bytes());
-  sf = lo.scales;  // roundup(rows16,128) x roundup(K16/16,4) = K64/16 columns
-}
-
-template <typename T>
-Status upload(cuda::DeviceBuffer<T>& d, const T* h, size_t n) {
-  NVFP4_TRY(d.alloc(n));
-  NVFP4_CUDA_TRY(cudaMemcpy(d.get(), h, n * sizeof(T), cudaMemcpyHostToDevice));
-  return Status::ok();
-}
+using cuda::prepare_operand;
+using cuda::upload;
 
 Status check_kernel_runs_here(GpuGemmKernel kernel, const DeviceInfo& dev) {
   if (kernel == GpuGemmKernel::kSm120Native && !is_blackwell_consumer(dev))
