@@ -97,6 +97,8 @@ TEST(GpuArithmetic, RcpApproxEmulationEdgeCases) {
   EXPECT_EQ(fmul_ftz(1e-20f, 1e-20f), 0.0f);       // subnormal result flushed
   EXPECT_EQ(fmul_ftz(1e-40f, 1e30f), 0.0f);        // subnormal input flushed
   EXPECT_TRUE(std::signbit(fmul_ftz(-1e-20f, 1e-20f)));
+  EXPECT_EQ(f32_bits(fmul_ftz(f32_from_bits(0xFFC01234u), 1.0f)), 0x7FFFFFFFu);  // the GPU's canonical NaN
+  EXPECT_EQ(f32_bits(fmul_ftz(0.0f, INFINITY)), 0x7FFFFFFFu);
 }
 
 TEST(EagerRecipe, TorchaoBitTrickEqualsRoundNearestEvenOnTheClampedRange) {

@@ -44,7 +44,7 @@ Result<DequantRecipe> parse_dequant_recipe(std::string_view s);
 std::vector<uint16_t> dequantize(const Tensor& t, DequantRecipe r);
 
 // Exact CPU emulations of the GPU instructions the comfy-cuda recipe uses (§2.1).
-float fmul_ftz(float a, float b);       // mul.ftz.f32 (RN, subnormals in and out flushed)
+float fmul_ftz(float a, float b);       // mul.ftz.f32 (RN, subnormals in and out flushed, canonical NaN)
 float rcp_approx_ftz(float x);          // rcp.approx.ftz.f32, from the measured sm_90 table
 const uint8_t* rcp_table_bytes();       // the 2^23-bit table (1 MiB) the emulation uses
 int64_t rcp_table_size();

@@ -8,6 +8,7 @@
 #include "nvfp4/format.hpp"
 #include "nvfp4/quant.hpp"
 #include "../common/e2m1_bits.hpp"
+#include "../common/gpu_arith.hpp"
 #include "recipes.hpp"
 
 namespace nvfp4::detail {
@@ -16,14 +17,7 @@ namespace {
 constexpr float kOneSixth = 0x1.555556p-3f;  // fl32(1/6) = 0x3E2AAAAB: nvcc turned "/6" into this
 static_assert(sizeof(float) == 4 && sizeof(uint32_t) == 4, "fp32 bit patterns are assumed");
 
-// mul.ftz.f32 on bit patterns, branch-free (the quantizer's inner loop): subnormal inputs and
-// results flushed to a zero of their sign, and any NaN result is the GPU's positive canonical NaN.
-inline uint32_t ftz_bits(uint32_t b) { return b & ((b & 0x7F800000u) ? 0xFFFFFFFFu : 0x80000000u); }
-inline uint32_t fmul_ftz_bits(float a, uint32_t xb) {
-  const uint32_t r = ftz_bits(f32_bits(a * f32_from_bits(ftz_bits(xb))));
-  return (r & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FFFFFFFu : r;
-}
-inline float fmul_ftz_fast(float a, float b) { return f32_from_bits(fmul_ftz_bits(a, f32_bits(b))); }
+inline float fmul_ftz_fast(float a, float b) { return f32_from_bits(fmul_ftz_bits(f32_bits(a), f32_bits(b))); }
 }  // namespace
 
 namespace {
@@ -79,7 +73,7 @@ void comfy_cuda_block(const uint16_t* x16, float s, float rcp_s, uint8_t* codes,
   const float e = block_scale(x16, s, rcp_s, sf);
   // step 7: the same integer E2M1 rounding the GPU kernel runs (equal to e2m1_rn_sat, tested)
   for (int i = 0; i < kBlock; ++i)
-    codes[i] = static_cast<uint8_t>(e2m1_rn_sat_bits(fmul_ftz_bits(e, static_cast<uint32_t>(x16[i]) << 16)));
+    codes[i] = static_cast<uint8_t>(e2m1_rn_sat_bits(fmul_ftz_bits(f32_bits(e), static_cast<uint32_t>(x16[i]) << 16)));
 }
 
 #if defined(__x86_64__)

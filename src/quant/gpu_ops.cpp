@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/gpu_arith.hpp"
 #include "nvfp4/quant.hpp"
 
 extern "C" const uint8_t nvfp4_rcp_table_begin[];
@@ -14,14 +15,12 @@ const uint8_t* rcp_table_bytes() { return nvfp4_rcp_table_begin; }
 int64_t rcp_table_size() { return nvfp4_rcp_table_end - nvfp4_rcp_table_begin; }
 
 namespace {
-constexpr float kMinNormal = 1.17549435e-38f;  // 2^-126
-inline float ftz(float v) { return std::fabs(v) < kMinNormal ? std::copysign(0.0f, v) : v; }
 inline bool table_bit(uint32_t m) {
   return (nvfp4_rcp_table_begin[m >> 3] >> (m & 7)) & 1u;  // little-endian words == byte order
 }
 }  // namespace
 
-float fmul_ftz(float a, float b) { return ftz(ftz(a) * ftz(b)); }
+float fmul_ftz(float a, float b) { return f32_from_bits(detail::fmul_ftz_bits(f32_bits(a), f32_bits(b))); }
 
 float rcp_approx_ftz(float x) {
   const uint32_t u = f32_bits(x);
