@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "../common/parallel.hpp"
+#include "chunk.hpp"
 #include "mma_step.hpp"
 #include "nvfp4/model.hpp"
 
@@ -38,23 +39,14 @@ Result<FastPathStats> hopper_fastpath_stats(const Tensor& a, const Tensor& w, co
       for (int64_t q = 0; q < chunks; ++q) {
         int32_t p4[4];
         bool any[4];
-        uint8_t sa[4], sb[4];
+        uint8_t ac[detail::kChunkK], bc[detail::kChunkK], sa[4], sb[4];
+        detail::load_chunk(a, m, q, ac, sa);
+        detail::load_chunk(w, n, q, bc, sb);
+        detail::group_sums(ac, bc, p4, any);
         int emin = 1000, emax = -1000;
         bool nan = false;
         for (int g = 0; g < 4; ++g) {
-          const int64_t gi = q * 4 + g;
-          sa[g] = gi < a.geom.sf_cols ? a.scale(m, gi) : 0;
-          sb[g] = gi < w.geom.sf_cols ? w.scale(n, gi) : 0;
           nan = nan || (sa[g] & 0x7F) == 0x7F || (sb[g] & 0x7F) == 0x7F;
-          int32_t s = 0;
-          bool nz = false;
-          for (int64_t k = gi * 16; k < gi * 16 + 16; ++k) {
-            const int32_t prod = k < a.geom.cols16 ? kE2M1Twice[a.code(m, k)] * kE2M1Twice[w.code(n, k)] : 0;
-            s += prod;
-            nz = nz || prod != 0;
-          }
-          p4[g] = s;
-          any[g] = nz;
           if (!scale_zero(sa[g]) && !scale_zero(sb[g])) {  // blocks whose products can be non-zero
             const int e = scale_exp(sa[g]) + scale_exp(sb[g]);
             emin = e < emin ? e : emin;

@@ -11,6 +11,7 @@
 
 #include "../common/cpu_features.hpp"
 #include "../common/parallel.hpp"
+#include "chunk.hpp"
 #include "mma_step.hpp"
 #include "nvfp4/model.hpp"
 
@@ -290,18 +291,10 @@ Result<std::vector<float>> gemm_reference_at(const Tensor& a, const Tensor& w, c
   detail::parallel_for(static_cast<int64_t>(at.size()), 16, 0, [&](int64_t i0, int64_t i1, int) {
     for (int64_t i = i0; i < i1; ++i) {
       float acc = 0.0f;
-      uint8_t ac[kChunk], bc[kChunk], sa[4], sb[4];
+      uint8_t ac[detail::kChunkK], bc[detail::kChunkK], sa[4], sb[4];
       for (int64_t q = 0; q < chunks; ++q) {
-        for (int k = 0; k < kChunk; ++k) {
-          const int64_t kk = q * kChunk + k;
-          ac[k] = kk < a.geom.cols16 ? a.code(at[i].m, kk) : 0;
-          bc[k] = kk < w.geom.cols16 ? w.code(at[i].n, kk) : 0;
-        }
-        for (int g = 0; g < 4; ++g) {
-          const int64_t gi = q * 4 + g;
-          sa[g] = gi < a.geom.sf_cols ? a.scale(at[i].m, gi) : 0;
-          sb[g] = gi < w.geom.sf_cols ? w.scale(at[i].n, gi) : 0;
-        }
+        detail::load_chunk(a, at[i].m, q, ac, sa);
+        detail::load_chunk(w, at[i].n, q, bc, sb);
         acc = reference_mma_element(ac, bc, sa, sb, acc);
       }
       out[i] = acc;
