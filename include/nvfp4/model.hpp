@@ -111,17 +111,29 @@ std::vector<Coord> sample_coords(int64_t m, int64_t n, int64_t count, uint64_t s
 namespace nvfp4 {
 
 // ---------------------------------------------------------------------------------------------
-// The exact Hopper fast path of docs/hopper-exact-path.md, checked against the model on the CPU:
-// for each sampled output and k64 chunk, whether (1) a bf16 tensor-core chain over the four blocks
-// is exact (block exponent spread <= 3) and (2) §3 truncates nothing for the running accumulator,
-// and, where both hold, whether add.rz(acc, exact chunk sum) equals the model's step (it must).
+// The exact Hopper path (docs/hopper-exact-path.md, src/model/hopper_exact.hpp). The sm90 kernel
+// adds a tensor-core chunk sum with add.rz.f32 where per-row tests prove that equals the §3 step,
+// and runs the model elsewhere. This is its CPU counterpart and the statistics of its tests.
 struct FastPathStats {
-  int64_t steps = 0;           // (output, chunk) pairs examined
-  int64_t tc_exact = 0;        // condition 1 holds
-  int64_t no_truncation = 0;   // condition 2 holds
-  int64_t fast = 0;            // both: the fast path applies
-  int64_t fast_mismatches = 0; // fast-path result != model (must be 0)
+  int64_t steps = 0;             // (output, chunk) steps examined
+  int64_t fast = 0;              // the per-element test passes: the tensor-core path applies
+  int64_t fast_mismatches = 0;   // add.rz(acc, exact chunk sum) != model where fast (must be 0)
+  int64_t chain_checked = 0;     // fast steps replayed on an emulated Hopper chain (23 and 25 bits)
+  int64_t chain_mismatches = 0;  // emulated chain != exact chunk sum there (must be 0)
+  int64_t exact_sum_fp32 = 0;    // steps whose exact chunk sum is an fp32 number (a bound for any test)
+  int64_t group_steps = 0;       // the kernel's per-thread test: 32 tokens x one weight row x chunk
+  int64_t group_fast = 0;        // ... passes (its elements then skip the per-element test)
+  int64_t group_unsound = 0;     // group passed but an element's own test failed (must be 0)
 };
-Result<FastPathStats> hopper_fastpath_stats(const Tensor& a, const Tensor& w, const std::vector<Coord>& at);
+// add.rz.f32 of two finite floats (integer arithmetic; RZ overflow gives +-FLT_MAX).
+float add_rz_f32(float x, float y);
+// One Hopper tensor-core step as MMA-Sim models it: inputs aligned to the largest exponent, each
+// truncated to frac_bits bits below it, summed exactly, rounded toward zero to fp32.
+float hopper_chain_step(float c, const double* prod, int n, int frac_bits);
+// The sm90 kernel's arithmetic on the CPU: raw fp32 [M][N], sequential K (equals gemm_oracle's).
+Result<std::vector<float>> gemm_hopper_cpu(const Tensor& a, const Tensor& w, FastPathStats* stats = nullptr);
+// Every token against the given weight rows; per-thread groups as the kernel tiles tile_tokens tokens.
+Result<FastPathStats> hopper_fastpath_stats(const Tensor& a, const Tensor& w, const std::vector<int64_t>& weight_rows,
+                                            int tile_tokens = 128);
 
 }  // namespace nvfp4

@@ -27,6 +27,13 @@ Result<std::vector<LinearShape>> parse_shapes(const std::string& spec);  // "nam
 // channels x32 (like silu(gate) * up); weights: N(0, 0.02) with per-row magnitudes 2^-2..2^2.
 std::vector<uint16_t> synthetic_activation(int64_t rows, int64_t cols, uint64_t seed);
 std::vector<uint16_t> synthetic_weight(int64_t rows, int64_t cols, uint64_t seed);
+// Other activation families, for the Hopper fast-path statistics and tests:
+//   kNormal: N(0, 1);
+//   kOutlierChannels: heavy-tailed normals (n1 * (0.6 + 0.8 |n2|)) with about one channel in 700
+//   scaled by 30..60, as LLM and DiT activations have.
+enum class ActivationKind { kMiniMax, kNormal, kOutlierChannels };
+std::vector<uint16_t> synthetic_activation(int64_t rows, int64_t cols, uint64_t seed, ActivationKind kind);
+Result<ActivationKind> parse_activation_kind(const std::string& s);
 
 // One linear layer's NVFP4 operands, made exactly as ComfyUI makes them: comfy-cuda recipe, the
 // activation's dynamic global scale and the weight's f32(bf16(amax/2688)), alpha = f32_rn(s_x * s_w).

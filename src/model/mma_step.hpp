@@ -86,26 +86,21 @@ NVFP4_HD int64_t trunc_shift(int64_t v, int sh) {
   return v >= 0 ? (v >> sh) : -((-v) >> sh);
 }
 
-// One MMA output: D = c + sum_g p_g * sa_g * sb_g, following §3 steps 2-8.
-//   p4[g]        = 4 * (sum of the 16 e2m1 products of group g): an exact integer, |p4| <= 2304
-//   any_prod[g]  = whether group g has a non-zero product (zero rule: all-zero groups get kEZero,
-//                  cancelling groups keep their scale exponent)
-NVFP4_HD float mma_element(const int32_t p4[4], const bool any_prod[4], const uint8_t sfa[4],
-                           const uint8_t sfb[4], float c) {
+// §3 steps 4-8 once the four group terms are known: term g is sig[g] * 2^(e[g] - 8) (e[g] already
+// kEZero for an all-zero group or a zero scale product), nan says a scale was NaN. Shared by
+// mma_element below and by kernels that obtain the group sums another way (the Hopper slow path
+// has them as exact fp32 sums of scale-folded products).
+NVFP4_HD float mma_combine(const int64_t sig_g[4], const int e_g[4], bool nan, float c) {
   const uint32_t cb = as_bits(c);
   const uint32_t c_abs = cb & 0x7FFFFFFFu;
-  bool nan = c_abs > 0x7F800000u;
-  int e[5];
-  int64_t sig[5];  // term significands as integers: group terms in units of 2^(e_g - 8), c in 2^(e_c - 23)
-  for (int g = 0; g < 4; ++g) {
-    const ScaleParts a = decode_scale(sfa[g]), b = decode_scale(sfb[g]);
-    nan = nan || a.nan || b.nan;
-    const int32_t sp = a.sig * b.sig;                    // (ms_a * ms_b) * 64, NOT renormalised
-    sig[g] = static_cast<int64_t>(p4[g]) * sp;           // = p_g * ms_a * ms_b * 256
-    e[g] = (!any_prod[g] || sp == 0) ? kEZero : a.exp + b.exp;
-  }
-  if (nan) return from_bits(kCanonicalNaN);
+  if (nan || c_abs > 0x7F800000u) return from_bits(kCanonicalNaN);
   if (c_abs == 0x7F800000u) return c;  // Inf c propagates
+  int e[5];
+  int64_t sig[5];  // group terms in units of 2^(e_g - 8), c in 2^(e_c - 23)
+  for (int g = 0; g < 4; ++g) {
+    e[g] = e_g[g];
+    sig[g] = sig_g[g];
+  }
   // c: significand in [1,2) (subnormal: exponent -126, significand < 1), §3 step 4
   const int c_biased = static_cast<int>(c_abs >> 23);
   if (c_abs == 0) {
@@ -131,6 +126,25 @@ NVFP4_HD float mma_element(const int32_t p4[4], const bool any_prod[4], const ui
   }
   const bool neg = sum < 0;
   return rz_to_f32(neg, static_cast<uint64_t>(neg ? -sum : sum), e_max - kFracBits);
+}
+
+// One MMA output: D = c + sum_g p_g * sa_g * sb_g, following §3 steps 2-8.
+//   p4[g]        = 4 * (sum of the 16 e2m1 products of group g): an exact integer, |p4| <= 2304
+//   any_prod[g]  = whether group g has a non-zero product (zero rule: all-zero groups get kEZero,
+//                  cancelling groups keep their scale exponent)
+NVFP4_HD float mma_element(const int32_t p4[4], const bool any_prod[4], const uint8_t sfa[4],
+                           const uint8_t sfb[4], float c) {
+  bool nan = false;
+  int e[4];
+  int64_t sig[4];
+  for (int g = 0; g < 4; ++g) {
+    const ScaleParts a = decode_scale(sfa[g]), b = decode_scale(sfb[g]);
+    nan = nan || a.nan || b.nan;
+    const int32_t sp = a.sig * b.sig;                    // (ms_a * ms_b) * 64, NOT renormalised
+    sig[g] = static_cast<int64_t>(p4[g]) * sp;           // = p_g * ms_a * ms_b * 256
+    e[g] = (!any_prod[g] || sp == 0) ? kEZero : a.exp + b.exp;
+  }
+  return mma_combine(sig, e, nan, c);
 }
 
 }  // namespace nvfp4::model

@@ -113,6 +113,35 @@ std::vector<uint16_t> generate(int64_t rows, int64_t cols, uint64_t seed, float 
 std::vector<uint16_t> synthetic_activation(int64_t rows, int64_t cols, uint64_t seed) {
   return generate(rows, cols, seed, 1.0f, true);
 }
+
+std::vector<uint16_t> synthetic_activation(int64_t rows, int64_t cols, uint64_t seed, ActivationKind kind) {
+  if (kind == ActivationKind::kMiniMax) return synthetic_activation(rows, cols, seed);
+  std::vector<uint16_t> x(static_cast<size_t>(rows * cols));
+  detail::parallel_for(rows, 64, 0, [&](int64_t r0, int64_t r1, int) {
+    for (int64_t r = r0; r < r1; ++r) {
+      uint64_t state = mix(seed * 0xD1B54A32D192ED03ull + static_cast<uint64_t>(r) + 7);
+      for (int64_t c = 0; c < cols; ++c) {
+        state += 0x9E3779B97F4A7C15ull;
+        float v = normalish(mix(state), kUnitStd);
+        if (kind == ActivationKind::kOutlierChannels) {
+          state += 0x9E3779B97F4A7C15ull;
+          v = v * (0.6f + 0.8f * std::fabs(normalish(mix(state), kUnitStd)));
+          const uint64_t ch = mix(seed ^ (0x77AA77AAull + static_cast<uint64_t>(c)));
+          if (ch % 700 == 0) v *= static_cast<float>(30 + (ch >> 20) % 31);
+        }
+        x[r * cols + c] = bf16_rn(v);
+      }
+    }
+  });
+  return x;
+}
+
+Result<ActivationKind> parse_activation_kind(const std::string& s) {
+  if (s == "minimax") return ActivationKind::kMiniMax;
+  if (s == "normal") return ActivationKind::kNormal;
+  if (s == "outliers") return ActivationKind::kOutlierChannels;
+  return invalid_argument("unknown activation kind '" + s + "' (expected minimax, normal or outliers)");
+}
 std::vector<uint16_t> synthetic_weight(int64_t rows, int64_t cols, uint64_t seed) {
   return generate(rows, cols, seed ^ 0x5757575757575757ull, 0.02f, false);
 }
