@@ -2,6 +2,8 @@
 // Without a GPU every test here reports "skipped: no CUDA device".
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <random>
 
 #include "golden_path.hpp"
@@ -10,6 +12,8 @@
 #include "nvfp4/cuda.hpp"
 #include "nvfp4/io.hpp"
 #include "nvfp4/validate.hpp"
+#include "nvfp4/quant.hpp"
+#include "random_tensor.hpp"
 
 using namespace nvfp4;
 
@@ -230,4 +234,134 @@ TEST(Gpu, CublasLtNvfp4RefusedOffBlackwellWithOneLine) {
   auto run = cublaslt_gemm(p->a, p->w, p->alpha, nullptr, CublasLtPlanRequest{});
   ASSERT_FALSE(run.is_ok());
   EXPECT_NE(run.status().message().find("needs compute capability 10.x or 12.x"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Hopper kernel (sm90): beyond the shared tests above, the inputs its fast-path tests are
+// about: outlier channels, adversarial scales that force the slow path, NaN/Inf activations, zero
+// blocks, subnormal scales, every tile height, a static input scale, repeatability.
+namespace {
+bool have_sm90() {
+  auto d = cuda_device();
+  return d.is_ok() && d->cc_major == 9;
+}
+int64_t count_diff(const GpuGemmOutput& g, const GemmResult& r) {
+  int64_t bad = 0;
+  for (size_t i = 0; i < g.raw.size(); ++i) bad += canon(g.raw[i]) != canon(r.raw[i]) || g.out[i] != r.out[i];
+  return bad;
+}
+Tensor quantized(const std::vector<uint16_t>& x, int64_t rows, int64_t cols) {
+  QuantizeOptions o;
+  o.pad = true;
+  return quantize(x.data(), rows, cols, global_scale_dynamic(x.data(), x.size()), o).value();
+}
+}  // namespace
+
+TEST(Gpu, Sm90BitIdenticalOnRealisticActivationsAtEveryTokenCount) {
+  REQUIRE_GPU();
+  if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
+  const int64_t N = 1000, K = 5376;  // N not a multiple of the 128-row tile
+  const Tensor W = quantized(synthetic_weight(N, K, 21), N, K);
+  for (auto kind : {ActivationKind::kOutlierChannels, ActivationKind::kNormal, ActivationKind::kMiniMax})
+    for (int64_t m : {1, 16, 128, 333, 4096}) {
+      const Tensor A = quantized(synthetic_activation(m, K, 5 + m, kind), m, K);
+      GemmSpec spec;
+      spec.alpha = A.global_scale * W.global_scale;
+      auto ref = gemm_oracle(A, W, spec);
+      ASSERT_TRUE(ref.is_ok());
+      auto g = gemm_gpu(A, W, spec.alpha, nullptr, GpuGemmKernel::kSm90);
+      ASSERT_TRUE(g.is_ok()) << g.status().message();
+      EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "kind " << static_cast<int>(kind) << " m " << m;
+      std::printf("[sm90] activations %d m %5lld: %lld element steps, %.5f%% slow, %lld thread-chunks refined, %.3f ms\n",
+                  static_cast<int>(kind), static_cast<long long>(m), static_cast<long long>(g->steps),
+                  100.0 * g->slow_steps / std::max<int64_t>(1, g->steps), static_cast<long long>(g->refined_thread_chunks),
+                  g->kernel_ms);
+    }
+}
+
+TEST(Gpu, Sm90SlowPathAdversarialScalesZeroBlocksSubnormalsAndEveryTileHeight) {
+  REQUIRE_GPU();
+  if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
+  std::mt19937 rng(99);
+  struct Band {
+    int lo, hi;
+  };
+  // full range (NaN 0x7F included), subnormal scales only, a wide band
+  for (Band b : {Band{0x00, 0x7F}, Band{0x00, 0x0F}, Band{0x18, 0x60}})
+    for (int bm : {16, 32, 48, 64, 96, 128}) {
+      const Tensor A = nvfp4::testing::random_tensor(150, 1000, rng, b.lo, b.hi, NibbleOrder::kHiFirst);
+      const Tensor W = nvfp4::testing::random_tensor(200, 1000, rng, b.lo, b.hi, NibbleOrder::kLoFirst);
+      GemmSpec spec;
+      spec.alpha = 0.75f;
+      auto ref = gemm_oracle(A, W, spec);
+      ASSERT_TRUE(ref.is_ok());
+      setenv("NVFP4_SM90_BM", std::to_string(bm).c_str(), 1);
+      auto g = gemm_gpu(A, W, spec.alpha, nullptr, GpuGemmKernel::kSm90);
+      unsetenv("NVFP4_SM90_BM");
+      ASSERT_TRUE(g.is_ok()) << g.status().message();
+      EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "band " << b.lo << ".." << b.hi << " tile " << bm;
+      if (b.lo == 0x00 && b.hi == 0x7F) EXPECT_GT(g->slow_steps, g->steps / 10);  // the slow path really ran
+    }
+}
+
+TEST(Gpu, Sm90StreamingWithNanInfActivationsAndStaticScale) {
+  REQUIRE_GPU();
+  if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
+  const int64_t m = 70, k = 1000, n = 130;
+  // NaN everywhere; +-Inf only with the static scale (a dynamic scale of an Inf tensor is Inf,
+  // which the quantizer refuses as a global scale).
+  auto x_nan = synthetic_activation(m, k, 8, ActivationKind::kOutlierChannels);
+  x_nan[5] = 0x7FC0;
+  x_nan[2 * k + 333] = 0xFFC1;
+  auto x_inf = x_nan;
+  x_inf[k + 17] = 0x7F80;
+  x_inf[3 * k + 900] = 0xFF80;
+  const Tensor W = quantized(synthetic_weight(n, k, 9), n, k);
+  QuantizeOptions o;
+  o.pad = true;
+  for (float s_static : {0.0f, 0.0421875f}) {
+    const auto& x = s_static > 0 ? x_inf : x_nan;
+    const float s_x = s_static > 0 ? s_static : global_scale_dynamic(x.data(), x.size());
+    auto A = quantize(x.data(), m, k, s_x, o);
+    ASSERT_TRUE(A.is_ok()) << A.status().message();
+    GemmSpec spec;
+    spec.alpha = s_x * W.global_scale;
+    auto ref = gemm_oracle(A.value(), W, spec);
+    ASSERT_TRUE(ref.is_ok());
+    auto g = gemm_gpu_stream_a(x.data(), m, k, W, nullptr, GpuGemmKernel::kSm90, s_static);
+    ASSERT_TRUE(g.is_ok()) << g.status().message();
+    EXPECT_EQ(f32_bits(g->s_x), f32_bits(s_x));
+    EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "static scale " << s_static;
+  }
+  EXPECT_FALSE(gemm_gpu_stream_a(x_nan.data(), m, k, W, nullptr, GpuGemmKernel::kSm90, -1.0f).is_ok());
+}
+
+TEST(Gpu, Sm90HundredRunsBitIdentical) {
+  REQUIRE_GPU();
+  if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
+  const int64_t m = 128, n = 1000, k = 5376;
+  const Tensor A = quantized(synthetic_activation(m, k, 3, ActivationKind::kMiniMax), m, k);
+  const Tensor W = quantized(synthetic_weight(n, k, 4), n, k);
+  auto first = gemm_gpu(A, W, 0.5f, nullptr, GpuGemmKernel::kSm90);
+  ASSERT_TRUE(first.is_ok()) << first.status().message();
+  for (int i = 0; i < 99; ++i) {
+    auto g = gemm_gpu(A, W, 0.5f, nullptr, GpuGemmKernel::kSm90);
+    ASSERT_TRUE(g.is_ok());
+    ASSERT_EQ(std::memcmp(g->raw.data(), first->raw.data(), g->raw.size() * 4), 0) << "run " << i + 1;
+    ASSERT_EQ(g->out, first->out) << "run " << i + 1;
+  }
+}
+
+TEST(Gpu, Sm90RefusesBadInputWithOneLine) {
+  REQUIRE_GPU();
+  const Tensor A = quantized(synthetic_activation(16, 128, 1), 16, 128);
+  const Tensor W = quantized(synthetic_weight(16, 256, 1), 16, 256);
+  auto r = gemm_gpu(A, W, 1.0f, nullptr, GpuGemmKernel::kSm90);  // K mismatch
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
+  if (!have_sm90()) {
+    auto q = gemm_gpu(A, A, 1.0f, nullptr, GpuGemmKernel::kSm90);
+    ASSERT_FALSE(q.is_ok());
+    EXPECT_NE(q.status().message().find("Hopper"), std::string::npos);
+  }
 }

@@ -14,7 +14,12 @@ namespace nvfp4 {
 struct BenchOptions {
   int64_t rows = 128;
   std::vector<LinearShape> linears = minimax_h3_linears();
-  std::vector<std::string> backends = {"gpu-model", "sm120-emulated", "sm120-native", "cublaslt"};
+  // sm90 / sm90-stream: the exact Hopper kernel (packed A / bf16 x quantized inside); comfy-hopper:
+  // ComfyUI's Hopper path (dequantize the weight, then cuBLAS bf16); cublas-fp8: an FP8 cuBLASLt
+  // linear with per-tensor scales (not exact; the fastest format Hopper has).
+  std::vector<std::string> backends = {"sm90", "sm90-stream", "comfy-hopper", "cublas-fp8", "gpu-model",
+                                       "sm120-emulated", "sm120-native", "cublaslt"};
+  std::vector<int> sm90_bms;  // tile heights to time for sm90 (empty: the launcher's choice)
   // Backends named by the user must run: one this GPU cannot run is an error, not a skipped row.
   bool backends_explicit = false;
   int iters = 30;

@@ -4,6 +4,7 @@
 // is absent or where the GPU has no NVFP4 cuBLASLt kernels (anything but compute capability 10.x/12.x).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,12 @@ Result<CublasLtOutput> cublaslt_gemm(const Tensor& a, const Tensor& w, float alp
 // cuBLASLt call PyTorch's F.linear makes, on random data with `copies` rotated weight copies.
 // Returns the median of `iters` CUDA-event timings in microseconds, after `warmup` runs.
 Result<double> cublaslt_bf16_linear_us(int64_t m, int64_t n, int64_t k, int iters, int warmup, int copies);
+// The same bf16 call with run i's weight from weight(i) (device pointer), which may first enqueue
+// the work that produces it (ComfyUI's Hopper path: dequantize the NVFP4 weight, then bf16).
+Result<double> cublaslt_bf16_linear_us_with(int64_t m, int64_t n, int64_t k, int iters, int warmup,
+                                            const std::function<Result<const void*>(int)>& weight);
+// FP8 E4M3 x E4M3 with per-tensor scales, bf16 out, fp32 compute (what FP8 checkpoints run on Hopper).
+Result<double> cublaslt_fp8_linear_us(int64_t m, int64_t n, int64_t k, int iters, int warmup, int copies);
 
 // Builds the descriptors of the call and reads every attribute back through cuBLASLt's own getters
 // (needs only the library, no GPU): what the unit tests check.

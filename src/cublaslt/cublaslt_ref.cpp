@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/operands.hpp"
 #include "cuda/common/timing.hpp"
 #endif
 
@@ -50,6 +51,10 @@ Result<CublasLtOutput> cublaslt_gemm(const Tensor&, const Tensor&, float, const 
 }
 Result<Json> cublaslt_describe_call(int64_t, int64_t, int64_t, const CublasLtPlanRequest&) { return unsupported(kNoCuda); }
 Result<double> cublaslt_bf16_linear_us(int64_t, int64_t, int64_t, int, int, int) { return unsupported(kNoCuda); }
+Result<double> cublaslt_bf16_linear_us_with(int64_t, int64_t, int64_t, int, int, const std::function<Result<const void*>(int)>&) {
+  return unsupported(kNoCuda);
+}
+Result<double> cublaslt_fp8_linear_us(int64_t, int64_t, int64_t, int, int, int) { return unsupported(kNoCuda); }
 
 #else
 
@@ -426,28 +431,30 @@ Result<CublasLtOutput> cublaslt_gemm(const Tensor& a, const Tensor& w, float alp
   return out;
 }
 
-Result<double> cublaslt_bf16_linear_us(int64_t m, int64_t n, int64_t k, int iters, int warmup, int copies) {
+namespace {
+// Random data from a fixed LCG (constant data would flatter the tensor cores): bf16 in [-2, 2),
+// or E4M3 bytes of magnitude 0.5..~1.9 (exponent 6..7).
+std::vector<uint16_t> random_bf16(size_t n, uint32_t seed) {
+  std::vector<uint16_t> v(n);
+  for (auto& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = static_cast<uint16_t>(0x3C00u | ((seed >> 16) & 0x7Fu) | ((seed >> 8) & 0x8000u));
+  }
+  return v;
+}
+
+// One timed linear y[M][N] = x[M][K] w[N][K]^T through cuBLASLt (TRANSA = T, column-major D):
+// dtype CUDA_R_16BF or CUDA_R_8F_E4M3 for both operands, bf16 D, fp32 compute. weight(i) gives run
+// i's weight pointer (and may enqueue work that produces it, which is then timed too).
+Result<double> lt_linear_us(int64_t m, int64_t n, int64_t k, int iters, int warmup, cudaDataType_t dtype, const void* x_dev,
+                            const std::function<Result<const void*>(int)>& weight) {
   NVFP4_TRY(cublaslt_env().status());
   const Api& x = api();
-  copies = std::max(copies, 1);
-  // Random bf16 in [-1, 1) from a fixed LCG: constant data would flatter the tensor cores.
-  std::vector<uint16_t> hw(static_cast<size_t>(n * k)), hx(static_cast<size_t>(m * k));
-  uint32_t st = 12345;
-  auto rnd = [&] { st = st * 1664525u + 1013904223u; return static_cast<uint16_t>(0x3C00u | ((st >> 16) & 0x7Fu) | ((st >> 8) & 0x8000u)); };
-  for (auto& v : hw) v = rnd();
-  for (auto& v : hx) v = rnd();
-  std::vector<std::unique_ptr<cuda::DeviceBuffer<uint16_t>>> dw;
-  for (int c = 0; c < copies; ++c) {
-    dw.push_back(std::make_unique<cuda::DeviceBuffer<uint16_t>>());
-    NVFP4_TRY(dw.back()->alloc(hw.size()));
-    NVFP4_CUDA_TRY(cudaMemcpy(dw.back()->get(), hw.data(), hw.size() * 2, cudaMemcpyHostToDevice));
-  }
-  cuda::DeviceBuffer<uint16_t> dx, dy;
+  cuda::DeviceBuffer<uint16_t> dy;
   cuda::DeviceBuffer<uint8_t> ws;
-  NVFP4_TRY(dx.alloc(hx.size()));
+  cuda::DeviceBuffer<float> scales;
   NVFP4_TRY(dy.alloc(static_cast<size_t>(m * n)));
   NVFP4_TRY(ws.alloc(32u << 20));
-  NVFP4_CUDA_TRY(cudaMemcpy(dx.get(), hx.data(), hx.size() * 2, cudaMemcpyHostToDevice));
   Handle h;
   NVFP4_LT_TRY(x.Create(&h.h));
   Call call;
@@ -455,8 +462,17 @@ Result<double> cublaslt_bf16_linear_us(int64_t m, int64_t n, int64_t k, int iter
   const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
   NVFP4_LT_TRY(x.MatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
   NVFP4_LT_TRY(x.MatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-  NVFP4_LT_TRY(x.MatrixLayoutCreate(&call.a, CUDA_R_16BF, k, n, k));
-  NVFP4_LT_TRY(x.MatrixLayoutCreate(&call.b, CUDA_R_16BF, k, m, k));
+  if (dtype == CUDA_R_8F_E4M3) {  // per-tensor scales, as torch._scaled_mm passes them
+    const float one[2] = {1.0f, 1.0f};
+    NVFP4_TRY(scales.alloc(2));
+    NVFP4_CUDA_TRY(cudaMemcpy(scales.get(), one, sizeof one, cudaMemcpyHostToDevice));
+    const void* sa = scales.get();
+    const void* sb = scales.get() + 1;
+    NVFP4_LT_TRY(x.MatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
+    NVFP4_LT_TRY(x.MatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
+  }
+  NVFP4_LT_TRY(x.MatrixLayoutCreate(&call.a, dtype, k, n, k));
+  NVFP4_LT_TRY(x.MatrixLayoutCreate(&call.b, dtype, k, m, k));
   NVFP4_LT_TRY(x.MatrixLayoutCreate(&call.c, CUDA_R_16BF, n, m, n));
   NVFP4_LT_TRY(x.MatrixLayoutCreate(&call.d, CUDA_R_16BF, n, m, n));
   NVFP4_LT_TRY(x.PreferenceCreate(&call.pref));
@@ -465,14 +481,56 @@ Result<double> cublaslt_bf16_linear_us(int64_t m, int64_t n, int64_t k, int iter
   cublasLtMatmulHeuristicResult_t r{};
   int got = 0;
   NVFP4_LT_TRY(x.AlgoGetHeuristic(h.h, call.desc, call.a, call.b, call.c, call.d, call.pref, 1, &r, &got));
-  if (got == 0) return unsupported("cuBLASLt has no bf16 plan for this shape");
+  if (got == 0) return unsupported("cuBLASLt has no plan for this shape and type");
   const float alpha = 1.0f, beta = 0.0f;
   return cuda::median_us(iters, warmup, [&](int i) -> Status {
-    const cublasStatus_t s = x.Matmul(h.h, call.desc, &alpha, dw[i % copies]->get(), call.a, dx.get(), call.b, &beta,
-                                      dy.get(), call.c, dy.get(), call.d, &r.algo, ws.get(), wsb, nullptr);
-    if (s != CUBLAS_STATUS_SUCCESS) return unsupported("cublasLtMatmul (bf16) returned " + status_name(s));
+    NVFP4_ASSIGN_OR_RETURN(const void* w, weight(i));
+    const cublasStatus_t st = x.Matmul(h.h, call.desc, &alpha, w, call.a, x_dev, call.b, &beta, dy.get(), call.c, dy.get(),
+                                       call.d, &r.algo, ws.get(), wsb, nullptr);
+    if (st != CUBLAS_STATUS_SUCCESS) return unsupported("cublasLtMatmul returned " + status_name(st));
     return Status::ok();
   });
+}
+}  // namespace
+
+Result<double> cublaslt_bf16_linear_us(int64_t m, int64_t n, int64_t k, int iters, int warmup, int copies) {
+  copies = std::max(copies, 1);
+  const std::vector<uint16_t> hw = random_bf16(static_cast<size_t>(n * k), 12345), hx = random_bf16(static_cast<size_t>(m * k), 777);
+  std::vector<std::unique_ptr<cuda::DeviceBuffer<uint16_t>>> dw;
+  for (int c = 0; c < copies; ++c) {
+    dw.push_back(std::make_unique<cuda::DeviceBuffer<uint16_t>>());
+    NVFP4_TRY(cuda::upload(*dw.back(), hw.data(), hw.size()));
+  }
+  cuda::DeviceBuffer<uint16_t> dx;
+  NVFP4_TRY(cuda::upload(dx, hx.data(), hx.size()));
+  return lt_linear_us(m, n, k, iters, warmup, CUDA_R_16BF, dx.get(), [&](int i) -> Result<const void*> { return dw[i % copies]->get(); });
+}
+
+Result<double> cublaslt_bf16_linear_us_with(int64_t m, int64_t n, int64_t k, int iters, int warmup,
+                                            const std::function<Result<const void*>(int)>& weight) {
+  const std::vector<uint16_t> hx = random_bf16(static_cast<size_t>(m * k), 777);
+  cuda::DeviceBuffer<uint16_t> dx;
+  NVFP4_TRY(cuda::upload(dx, hx.data(), hx.size()));
+  return lt_linear_us(m, n, k, iters, warmup, CUDA_R_16BF, dx.get(), weight);
+}
+
+Result<double> cublaslt_fp8_linear_us(int64_t m, int64_t n, int64_t k, int iters, int warmup, int copies) {
+  copies = std::max(copies, 1);
+  std::vector<uint8_t> hw(static_cast<size_t>(n * k)), hx(static_cast<size_t>(m * k));
+  uint32_t st = 4242;
+  for (auto* v : {&hw, &hx})
+    for (auto& b : *v) {
+      st = st * 1664525u + 1013904223u;
+      b = static_cast<uint8_t>(0x30u | ((st >> 16) & 0x0Fu) | ((st >> 8) & 0x80u));
+    }
+  std::vector<std::unique_ptr<cuda::DeviceBuffer<uint8_t>>> dw;
+  for (int c = 0; c < copies; ++c) {
+    dw.push_back(std::make_unique<cuda::DeviceBuffer<uint8_t>>());
+    NVFP4_TRY(cuda::upload(*dw.back(), hw.data(), hw.size()));
+  }
+  cuda::DeviceBuffer<uint8_t> dx;
+  NVFP4_TRY(cuda::upload(dx, hx.data(), hx.size()));
+  return lt_linear_us(m, n, k, iters, warmup, CUDA_R_8F_E4M3, dx.get(), [&](int i) -> Result<const void*> { return dw[i % copies]->get(); });
 }
 
 Result<Json> cublaslt_describe_call(int64_t m, int64_t n, int64_t k, const CublasLtPlanRequest& req) {

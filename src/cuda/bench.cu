@@ -13,6 +13,7 @@
 #include "common/numerics.cuh"
 #include "common/operands.hpp"
 #include "common/timing.hpp"
+#include "sm90/sm90_host.hpp"
 #include "nvfp4/bench.hpp"
 #include "nvfp4/cublaslt.hpp"
 #include "nvfp4/cuda.hpp"
@@ -33,6 +34,8 @@ std::string fmt_row(const std::string& shape, const std::string& what, double us
                 what.c_str(), us, flops / us * 1e-6, bytes / us * 1e-3, base_us / us);
   return b;
 }
+
+bool opts_multi(const std::vector<int>& v) { return v.size() > 1; }
 
 std::string utc_now() {
   char b[32];
@@ -66,6 +69,8 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
     for (const std::string& b : opt.backends) {
       if (b == "sm120-native" && !blackwell)
         return unsupported("bench: sm120-native needs an SM120/SM121 GPU; this is " + dev.name);
+      if ((b == "sm90" || b == "sm90-stream") && dev.cc_major != 9)
+        return unsupported("bench: " + b + " needs a Hopper GPU (compute capability 9.0); this is " + dev.name);
       if (b == "cublaslt" && !blackwell && dev.cc_major != 10) {
         NVFP4_ASSIGN_OR_RETURN(CublasLtEnv env, cublaslt_env());
         NVFP4_TRY(cublaslt_nvfp4_supported(env));
@@ -152,14 +157,109 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
     NVFP4_TRY(draw.alloc(M * N));
     NVFP4_TRY(dout.alloc(M * N));
     const double bytes = static_cast<double>(nvfp4_w + ha.size() + hsa.size() + M * N * 2);
+    auto row = [&](const std::string& name, double us, double row_bytes, int weight_copies, Json extra) {
+      print(fmt_row(shape, name, us, flops, row_bytes, base_us));
+      extra.set("backend", name).set("us", us).set("tflops", flops / us * 1e-6).set("gb_per_s", row_bytes / us * 1e-3);
+      extra.set("x_cublas_bf16", base_us / us).set("weight_copies", weight_copies);
+      kernels.push(extra);
+    };
+    const bool hopper = dev.cc_major == 9;
     for (const std::string& b : opt.backends) {
       if (b == "sm120-native" && !blackwell) continue;  // default list: rows this GPU has
-      double us = 0;
+      if ((b == "sm90" || b == "sm90-stream") && !hopper) continue;
       if (b == "cublaslt") {
         if (!blackwell && dev.cc_major != 10) continue;
         CublasLtPlanRequest req;
         NVFP4_ASSIGN_OR_RETURN(auto r, cublaslt_gemm(prob->a, prob->w, prob->alpha, nullptr, req));
-        us = r.kernel_ms * 1000.0;  // single timed run (the call re-plans each time)
+        row(b, r.kernel_ms * 1000.0, bytes, 1, Json::object().set("note", "single timed run (the call re-plans each time)"));
+      } else if (b == "cublas-fp8") {
+        const int copies_fp8 = static_cast<int>(std::max<int64_t>(2, ceil_div(3 * dev.l2_bytes, N * K)));
+        NVFP4_ASSIGN_OR_RETURN(double us, cublaslt_fp8_linear_us(M, N, K, opt.iters, opt.warmup, copies_fp8));
+        row(b, us, static_cast<double>(N * K + M * K + M * N * 2), copies_fp8,
+            Json::object().set("note", "E4M3 x E4M3, per-tensor scales, bf16 out, fp32 compute (not exact)"));
+      } else if (b == "comfy-hopper") {
+        // ComfyUI on Hopper: the checkpoint's NVFP4 weight dequantized (comfy-cuda) every call, then bf16.
+        const Tensor& w = prob->w;
+        if (w.geom.cols != w.geom.cols16 || w.nibbles != NibbleOrder::kHiFirst || w.scale_layout != ScaleLayout::kSwizzled128x4)
+          return invalid_argument("bench: comfy-hopper needs K % 16 == 0 and a checkpoint-layout weight");
+        std::vector<std::unique_ptr<cuda::DeviceBuffer<uint8_t>>> cd, cs;
+        for (int c = 0; c < copies; ++c) {
+          cd.push_back(std::make_unique<cuda::DeviceBuffer<uint8_t>>());
+          cs.push_back(std::make_unique<cuda::DeviceBuffer<uint8_t>>());
+          NVFP4_TRY(cuda::upload(*cd.back(), w.data.data(), w.data.size()));
+          NVFP4_TRY(cuda::upload(*cs.back(), w.scales.data(), w.scales.size()));
+        }
+        cuda::DeviceBuffer<uint16_t> wb;
+        NVFP4_TRY(wb.alloc(static_cast<size_t>(N * K)));
+        auto dequant = [&](int i) -> Result<const void*> {
+          NVFP4_TRY(cuda::launch_dequantize_comfy(cd[i % copies]->get(), cs[i % copies]->get(), N, K, w.global_scale, true, wb.get(), nullptr));
+          return static_cast<const void*>(wb.get());
+        };
+        NVFP4_TRY(dequant(0).status());
+        std::vector<uint16_t> got(static_cast<size_t>(N * K));
+        NVFP4_CUDA_TRY(cudaMemcpy(got.data(), wb.get(), got.size() * 2, cudaMemcpyDeviceToHost));
+        const bool exact = got == dequantize(w, DequantRecipe::kComfyCuda);
+        NVFP4_ASSIGN_OR_RETURN(double us, cublaslt_bf16_linear_us_with(M, N, K, opt.iters, opt.warmup, dequant));
+        row(b, us, static_cast<double>(nvfp4_w + N * K * 4 + M * K * 2 + M * N * 2), copies,
+            Json::object().set("note", "comfy-cuda dequantization of the weight + cuBLASLt bf16, every call").set("dequant_bit_exact_vs_cpu", exact));
+      } else if (b == "sm90" || b == "sm90-stream") {
+        const bool stream = b == "sm90-stream";
+        std::vector<std::unique_ptr<cuda::sm90::DeviceWeights>> sw;
+        for (int c = 0; c < copies; ++c) {
+          sw.push_back(std::make_unique<cuda::sm90::DeviceWeights>());
+          NVFP4_TRY(sw.back()->upload(prob->w));
+        }
+        cuda::DeviceBuffer<uint16_t> dx;
+        cuda::DeviceBuffer<uint32_t> damax;
+        cuda::DeviceBuffer<float> dalpha;
+        cuda::DeviceBuffer<unsigned long long> counts;
+        NVFP4_TRY(cuda::upload(dx, prob->x.data(), prob->x.size()));
+        NVFP4_TRY(damax.alloc(1));
+        NVFP4_TRY(dalpha.alloc(1));
+        NVFP4_TRY(counts.alloc(3));
+        std::vector<int> bms = opt.sm90_bms;
+        if (bms.empty()) bms.push_back(cuda::sm90_pick_bm(M, N, dev.sm_count));
+        for (int bm : bms) {
+          cuda::sm90::DeviceActivations act;
+          NVFP4_TRY(act.alloc(M, k64 / 64, bm));
+          cuda::Sm90Prep prep = act.prep_args();
+          if (stream) {
+            prep.x = dx.get();
+            prep.k = K;
+            prep.x_amax = damax.get();
+            prep.s_w = prob->w.global_scale;
+            prep.alpha_out = dalpha.get();
+          } else {
+            prep.a = da.get();
+            prep.sfa = dsa.get();
+          }
+          auto run = [&](int i) -> Status {
+            cuda::Sm90Gemm g = act.gemm_args(*sw[i % copies]);
+            g.alpha = prob->alpha;
+            if (stream) {
+              g.alpha_dev = dalpha.get();
+              NVFP4_CUDA_TRY(cudaMemsetAsync(damax.get(), 0, 4));
+              NVFP4_TRY(cuda::launch_amax_bf16(dx.get(), M * K, damax.get(), nullptr));
+            }
+            g.out = dout.get();
+            if (i < 0) g.counts = counts.get();
+            NVFP4_TRY(cuda::launch_sm90_prep(prep, nullptr));
+            return cuda::launch_sm90_gemm(g, dev.sm_count, nullptr);
+          };
+          NVFP4_CUDA_TRY(cudaMemset(counts.get(), 0, 3 * sizeof(unsigned long long)));
+          NVFP4_TRY(run(-1));  // once with the path counters
+          NVFP4_CUDA_TRY(cudaDeviceSynchronize());
+          unsigned long long c[3];
+          NVFP4_CUDA_TRY(cudaMemcpy(c, counts.get(), sizeof c, cudaMemcpyDeviceToHost));
+          NVFP4_ASSIGN_OR_RETURN(double us, cuda::median_us(opt.iters, opt.warmup, run));
+          const std::string name = opts_multi(bms) ? b + "@bm" + std::to_string(bm) : b;
+          Json extra = Json::object();
+          extra.set("tile_tokens", bm).set("element_steps", static_cast<int64_t>(c[0]));
+          extra.set("refined_thread_chunks", static_cast<int64_t>(c[1])).set("slow_steps", static_cast<int64_t>(c[2]));
+          extra.set("fast_fraction", c[0] ? 1.0 - static_cast<double>(c[2]) / static_cast<double>(c[0]) : 1.0);
+          extra.set("includes", stream ? "amax + quantize pre-pass + GEMM" : "dequantize-A pre-pass + GEMM");
+          row(name, us, stream ? bytes - static_cast<double>(ha.size() + hsa.size()) + M * K * 2 : bytes, copies, extra);
+        }
       } else {
         auto k = parse_gpu_kernel(b);
         if (!k.is_ok()) return k.status();
@@ -170,13 +270,9 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
                                                     : cuda::launch_sm120_gemm(op, k.value() == GpuGemmKernel::kSm120Emulated,
                                                                               dev.sm_count, nullptr);
         };
-        NVFP4_ASSIGN_OR_RETURN(us, cuda::median_us(opt.iters, opt.warmup, run));
+        NVFP4_ASSIGN_OR_RETURN(double us, cuda::median_us(opt.iters, opt.warmup, run));
+        row(b, us, bytes, copies, Json::object());
       }
-      print(fmt_row(shape, b, us, flops, bytes, base_us));
-      Json kj = Json::object();
-      kj.set("backend", b).set("us", us).set("tflops", flops / us * 1e-6).set("gb_per_s", bytes / us * 1e-3);
-      kj.set("x_cublas_bf16", base_us / us).set("weight_copies", copies);
-      kernels.push(kj);
     }
     sj.set("kernels", kernels);
     rows.push(sj);

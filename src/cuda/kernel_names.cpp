@@ -8,6 +8,7 @@ const char* to_string(GpuGemmKernel k) {
     case GpuGemmKernel::kModel: return "gpu-model";
     case GpuGemmKernel::kSm120Native: return "sm120-native";
     case GpuGemmKernel::kSm120Emulated: return "sm120-emulated";
+    case GpuGemmKernel::kSm90: return "sm90";
   }
   return "?";
 }
@@ -16,7 +17,8 @@ Result<GpuGemmKernel> parse_gpu_kernel(std::string_view s) {
   if (s == "gpu-model") return GpuGemmKernel::kModel;
   if (s == "sm120-native") return GpuGemmKernel::kSm120Native;
   if (s == "sm120-emulated") return GpuGemmKernel::kSm120Emulated;
-  return invalid_argument("unknown GPU kernel '" + std::string(s) + "' (expected gpu-model, sm120-native or sm120-emulated)");
+  if (s == "sm90") return GpuGemmKernel::kSm90;
+  return invalid_argument("unknown GPU kernel '" + std::string(s) + "' (expected sm90, gpu-model, sm120-native or sm120-emulated)");
 }
 
 }  // namespace nvfp4

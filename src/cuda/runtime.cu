@@ -1,12 +1,15 @@
 // Host side of the GPU paths: device discovery, buffers, layout preparation, launches, timing.
 #include <cuda_runtime.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/check.cuh"
 #include "common/kernels.hpp"
 #include "common/operands.hpp"
 #include "nvfp4/cuda.hpp"
+#include "sm90/sm90_host.hpp"
 
 namespace nvfp4 {
 
@@ -19,6 +22,7 @@ std::string built_targets() {
 #endif
 }
 bool is_blackwell_consumer(const DeviceInfo& d) { return d.cc_major == 12 && (d.cc_minor == 0 || d.cc_minor == 1); }
+bool is_hopper(const DeviceInfo& d) { return d.cc_major == 9 && d.cc_minor == 0; }
 bool has_kernels_for(const DeviceInfo& d) {
   // Real machine code only (no PTX): sm_90 and sm_120/121 are what we build.
   return (d.cc_major == 9 && d.cc_minor == 0) || is_blackwell_consumer(d);
@@ -104,6 +108,7 @@ std::vector<GpuGemmKernel> available_gpu_kernels() {
   if (!d.is_ok()) return {};
   std::vector<GpuGemmKernel> k = {GpuGemmKernel::kModel, GpuGemmKernel::kSm120Emulated};
   if (is_blackwell_consumer(d.value())) k.insert(k.begin(), GpuGemmKernel::kSm120Native);
+  if (is_hopper(d.value())) k.insert(k.begin(), GpuGemmKernel::kSm90);
   return k;
 }
 
@@ -116,6 +121,9 @@ Status check_kernel_runs_here(GpuGemmKernel kernel, const DeviceInfo& dev) {
     return unsupported("kernel sm120-native needs an SM120/SM121 GPU (compute capability 12.0/12.1); this is " + dev.name +
                        " (" + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
                        "): use sm120-emulated to run the same kernel with the MMA emulated");
+  if (kernel == GpuGemmKernel::kSm90 && !is_hopper(dev))
+    return unsupported("kernel sm90 needs a Hopper GPU (compute capability 9.0: wgmma, TMA); this is " + dev.name + " (" +
+                       std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) + ")");
   return Status::ok();
 }
 
@@ -155,6 +163,70 @@ Result<GpuGemmOutput> run_gemm(cuda::GemmOperands op, GpuGemmKernel kernel, cons
   if (op.x) NVFP4_CUDA_TRY(cudaMemcpy(&out.s_x, dsx.get(), 4, cudaMemcpyDeviceToHost));
   return out;
 }
+
+// The sm90 path: pre-pass (from packed A, or from bf16 x) then the GEMM, timed together.
+// The tile height comes from sm90_pick_bm unless NVFP4_SM90_BM names one (for tuning runs).
+int sm90_bm_for(int64_t m, int64_t n, const DeviceInfo& dev) {
+  if (const char* e = std::getenv("NVFP4_SM90_BM")) return std::atoi(e);
+  return cuda::sm90_pick_bm(m, n, dev.sm_count);
+}
+
+Result<GpuGemmOutput> run_sm90(cuda::Sm90Prep prep, const Tensor& w, int64_t m, float alpha, const float* alpha_dev,
+                               const uint16_t* bias_dev, const DeviceInfo& dev) {
+  cuda::sm90::DeviceWeights dw;
+  NVFP4_TRY(dw.upload(w));
+  cuda::sm90::DeviceActivations act;
+  NVFP4_TRY(act.alloc(m, dw.chunks, sm90_bm_for(m, w.geom.rows, dev)));
+  const cuda::Sm90Prep base = act.prep_args();
+  prep.m = base.m;
+  prep.chunks = base.chunks;
+  prep.bm = base.bm;
+  prep.a16 = base.a16;
+  prep.trec = base.trec;
+  prep.grec = base.grec;
+  cuda::Sm90Gemm g = act.gemm_args(dw);
+  g.alpha = alpha;
+  g.alpha_dev = alpha_dev;
+  g.bias = bias_dev;
+  const int64_t N = w.geom.rows;
+  cuda::DeviceBuffer<uint16_t> dout;
+  cuda::DeviceBuffer<float> draw;
+  NVFP4_TRY(draw.alloc(m * N));
+  NVFP4_TRY(dout.alloc(m * N));
+  g.raw = draw.get();
+  g.out = dout.get();
+  cuda::DeviceBuffer<unsigned long long> dcounts;
+  NVFP4_TRY(dcounts.alloc(3));
+  NVFP4_CUDA_TRY(cudaMemset(dcounts.get(), 0, 3 * sizeof(unsigned long long)));
+  g.counts = dcounts.get();
+  cudaEvent_t ev0, ev1;
+  NVFP4_CUDA_TRY(cudaEventCreate(&ev0));
+  NVFP4_CUDA_TRY(cudaEventCreate(&ev1));
+  cudaEventRecord(ev0);
+  Status st = cuda::launch_sm90_prep(prep, nullptr);
+  if (st.is_ok()) st = cuda::launch_sm90_gemm(g, dev.sm_count, nullptr);
+  cudaEventRecord(ev1);
+  const cudaError_t sync = cudaEventSynchronize(ev1);
+  float ms = 0;
+  cudaEventElapsedTime(&ms, ev0, ev1);
+  cudaEventDestroy(ev0);
+  cudaEventDestroy(ev1);
+  NVFP4_TRY(st);
+  if (sync != cudaSuccess) return cuda_error(std::string("sm90 kernel failed: ") + cudaGetErrorString(sync));
+  GpuGemmOutput out;
+  out.kernel_ms = ms;
+  out.raw.resize(m * N);
+  out.out.resize(m * N);
+  NVFP4_CUDA_TRY(cudaMemcpy(out.raw.data(), draw.get(), m * N * sizeof(float), cudaMemcpyDeviceToHost));
+  NVFP4_CUDA_TRY(cudaMemcpy(out.out.data(), dout.get(), m * N * 2, cudaMemcpyDeviceToHost));
+  if (prep.s_x_out) NVFP4_CUDA_TRY(cudaMemcpy(&out.s_x, prep.s_x_out, 4, cudaMemcpyDeviceToHost));
+  unsigned long long counts[3];
+  NVFP4_CUDA_TRY(cudaMemcpy(counts, dcounts.get(), sizeof counts, cudaMemcpyDeviceToHost));
+  out.steps = static_cast<int64_t>(counts[0]);
+  out.refined_thread_chunks = static_cast<int64_t>(counts[1]);
+  out.slow_steps = static_cast<int64_t>(counts[2]);
+  return out;
+}
 }  // namespace
 
 Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias, GpuGemmKernel kernel) {
@@ -171,6 +243,15 @@ Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, co
   prepare_operand(w, lda, hw, hsw);
   cuda::DeviceBuffer<uint8_t> da, dw, dsa, dsw;
   cuda::DeviceBuffer<uint16_t> dbias;
+  if (kernel == GpuGemmKernel::kSm90) {
+    NVFP4_TRY(upload(da, ha.data(), ha.size()));
+    NVFP4_TRY(upload(dsa, hsa.data(), hsa.size()));
+    if (bias) NVFP4_TRY(upload(dbias, bias, static_cast<size_t>(w.geom.rows)));
+    cuda::Sm90Prep prep;
+    prep.a = da.get();
+    prep.sfa = dsa.get();
+    return run_sm90(prep, w, a.geom.rows, alpha, nullptr, bias ? dbias.get() : nullptr, dev);
+  }
   NVFP4_TRY(upload(da, ha.data(), ha.size()));
   NVFP4_TRY(upload(dw, hw.data(), hw.size()));
   NVFP4_TRY(upload(dsa, hsa.data(), hsa.size()));
@@ -190,15 +271,40 @@ Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, co
 }
 
 Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k, const Tensor& w, const uint16_t* bias,
-                                        GpuGemmKernel kernel) {
+                                        GpuGemmKernel kernel, float s_static) {
   NVFP4_TRY(w.check());
   if (x == nullptr || m <= 0) return invalid_argument("gemm_gpu_stream_a: activation must be non-empty");
   if (k != w.geom.cols)
     return invalid_argument("K mismatch: activation has K = " + std::to_string(k) + ", weight has K = " + std::to_string(w.geom.cols));
   if (kernel == GpuGemmKernel::kModel)
-    return unsupported("the streaming A producer lives in the SM120 kernel: use sm120-native or sm120-emulated");
+    return unsupported("the streaming A producer lives in the SM120 and sm90 kernels: use sm90, sm120-native or sm120-emulated");
+  if (!(s_static >= 0.0f) || !std::isfinite(s_static))
+    return invalid_argument("static input scale must be finite and >= 0 (0 = dynamic)");
+  if (s_static > 0.0f && kernel != GpuGemmKernel::kSm90)
+    return unsupported("a static input_scale is implemented by the sm90 kernel only");
   NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
   NVFP4_TRY(check_kernel_runs_here(kernel, dev));
+  if (kernel == GpuGemmKernel::kSm90) {
+    cuda::DeviceBuffer<uint16_t> dx, dbias;
+    cuda::DeviceBuffer<uint32_t> damax;
+    cuda::DeviceBuffer<float> dalpha, dsx;
+    NVFP4_TRY(upload(dx, x, static_cast<size_t>(m * k)));
+    if (bias) NVFP4_TRY(upload(dbias, bias, static_cast<size_t>(w.geom.rows)));
+    NVFP4_TRY(damax.alloc(1));
+    NVFP4_TRY(dalpha.alloc(1));
+    NVFP4_TRY(dsx.alloc(1));
+    NVFP4_CUDA_TRY(cudaMemset(damax.get(), 0, 4));
+    if (s_static == 0.0f) NVFP4_TRY(cuda::launch_amax_bf16(dx.get(), m * k, damax.get(), nullptr));
+    cuda::Sm90Prep prep;
+    prep.x = dx.get();
+    prep.k = k;
+    prep.x_amax = damax.get();
+    prep.s_static = s_static;
+    prep.s_w = w.global_scale;
+    prep.alpha_out = dalpha.get();
+    prep.s_x_out = dsx.get();
+    return run_sm90(prep, w, m, 0.0f, dalpha.get(), bias ? dbias.get() : nullptr, dev);
+  }
   const int64_t k64 = roundup(w.geom.cols16, 64), lda = k64 / 2;
   std::vector<uint8_t> hw, hsw;
   prepare_operand(w, lda, hw, hsw);

@@ -19,7 +19,7 @@ std::vector<GpuGemmKernel> available_gpu_kernels() { return {}; }
 Result<GpuGemmOutput> gemm_gpu(const Tensor&, const Tensor&, float, const uint16_t*, GpuGemmKernel) {
   return unsupported(kWhy);
 }
-Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t*, int64_t, int64_t, const Tensor&, const uint16_t*, GpuGemmKernel) {
+Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t*, int64_t, int64_t, const Tensor&, const uint16_t*, GpuGemmKernel, float) {
   return unsupported(kWhy);
 }
 

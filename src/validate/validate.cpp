@@ -21,14 +21,15 @@ Result<Backend> parse_backend(const std::string& s) {
   Backend b;
   const auto at = s.find('@');
   b.name = s.substr(0, at);
-  static const char* kNames[] = {"cpu-oracle",          "cpu-reference",         "gpu-model", "sm120-emulated",
-                                 "sm120-native",        "sm120-stream-emulated", "sm120-stream-native", "cublaslt"};
+  static const char* kNames[] = {"cpu-oracle",   "cpu-reference",         "sm90",                "sm90-stream",
+                                 "gpu-model",    "sm120-emulated",        "sm120-native",        "sm120-stream-emulated",
+                                 "sm120-stream-native", "cublaslt"};
   bool known = false;
   for (const char* n : kNames) known = known || b.name == n;
   if (!known)
     return invalid_argument("unknown backend '" + b.name +
-                            "' (expected cpu-oracle, cpu-reference, gpu-model, sm120-emulated, sm120-native, "
-                            "sm120-stream-emulated, sm120-stream-native or cublaslt)");
+                            "' (expected cpu-oracle, cpu-reference, sm90, sm90-stream, gpu-model, sm120-emulated, "
+                            "sm120-native, sm120-stream-emulated, sm120-stream-native or cublaslt)");
   if (at != std::string::npos) {
     NVFP4_ASSIGN_OR_RETURN(b.contract, ReductionContract::parse(s.substr(at + 1)));
   }
@@ -100,8 +101,10 @@ Result<SideOutput> run_side(const Backend& b, const Problem& p, const ValidateOp
     so.raw = std::move(r.raw);
     so.out = std::move(r.out);
     so.kernel_ms = r.kernel_ms;
-  } else if (b.name.rfind("sm120-stream-", 0) == 0) {
-    const GpuGemmKernel k = b.name == "sm120-stream-native" ? GpuGemmKernel::kSm120Native : GpuGemmKernel::kSm120Emulated;
+  } else if (b.name.rfind("sm120-stream-", 0) == 0 || b.name == "sm90-stream") {
+    const GpuGemmKernel k = b.name == "sm90-stream"           ? GpuGemmKernel::kSm90
+                            : b.name == "sm120-stream-native" ? GpuGemmKernel::kSm120Native
+                                                              : GpuGemmKernel::kSm120Emulated;
     NVFP4_ASSIGN_OR_RETURN(auto r, gemm_gpu_stream_a(p.x.data(), p.m, p.shape.k, p.w, nullptr, k));
     if (f32_bits(r.s_x) != f32_bits(p.s_x))
       return Status(ErrorCode::kMismatch, b.name + ": the GPU's dynamic activation scale " + hex32(f32_bits(r.s_x)) +
@@ -304,8 +307,11 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
   if (opt.candidates.empty()) {
     for (GpuGemmKernel k : available_gpu_kernels()) {
       opt.candidates.push_back(Backend{to_string(k), {}});
-      if (k != GpuGemmKernel::kModel)  // the same SM120 kernel with the streaming A producer
-        opt.candidates.push_back(Backend{k == GpuGemmKernel::kSm120Native ? "sm120-stream-native" : "sm120-stream-emulated", {}});
+      if (k != GpuGemmKernel::kModel)  // the same kernel with the streaming A producer
+        opt.candidates.push_back(Backend{k == GpuGemmKernel::kSm90           ? "sm90-stream"
+                                         : k == GpuGemmKernel::kSm120Native ? "sm120-stream-native"
+                                                                            : "sm120-stream-emulated",
+                                         {}});
     }
     if (opt.candidates.empty()) opt.candidates.push_back(Backend{"cpu-oracle", {}});
   }
@@ -325,6 +331,8 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
       continue;
     }
     NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
+    if ((b.name == "sm90" || b.name == "sm90-stream") && dev.cc_major != 9)
+      return unsupported(b.name + " needs a Hopper GPU (compute capability 9.0); this is " + dev.name);
     if ((b.name == "sm120-native" || b.name == "sm120-stream-native") && dev.cc_major != 12)
       return unsupported(b.name + " needs an SM120/SM121 GPU; this is " + dev.name + " (use " +
                          (b.name == "sm120-native" ? "sm120-emulated" : "sm120-stream-emulated") + ")");

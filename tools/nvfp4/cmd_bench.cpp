@@ -1,5 +1,6 @@
 // nvfp4 bench: GPU kernels against cuBLAS bf16 of the same shape, in the same process
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "args.hpp"
@@ -13,7 +14,9 @@ const char* kHelp =
     "usage: nvfp4 bench [options]\n"
     "  --rows M            activation rows (default 128)\n"
     "  --shapes LIST       NAME:N:K / NxK / MiniMax names (default: the four MiniMax H3 linears)\n"
-    "  --backend LIST      gpu-model,sm120-emulated,sm120-native,cublaslt (default: all this GPU runs)\n"
+    "  --backend LIST      sm90,sm90-stream,comfy-hopper,cublas-fp8,gpu-model,sm120-emulated,sm120-native,\n"
+    "                      cublaslt (default: all this GPU runs)\n"
+    "  --sm90-bm LIST      tile heights (tokens) to time for sm90: 16,32,48,64,96,128 (default: automatic)\n"
     "  --iters N           timed runs per measurement, median reported (default 30)\n"
     "  --warmup N          untimed runs first (default 5)\n"
     "  --no-quantizer      skip the quantizer benchmark\n"
@@ -24,7 +27,7 @@ const char* kHelp =
 
 int cmd_bench(int argc, char** argv) {
   auto args = Args::parse(argc, argv, 2, {"no-quantizer", "no-gemm", "help"},
-                          {"rows", "shapes", "backend", "iters", "warmup", "commit", "out"});
+                          {"rows", "shapes", "backend", "iters", "warmup", "commit", "out", "sm90-bm"});
   if (!args.is_ok()) return fail("bench", args.status());
   if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
   BenchOptions opt;
@@ -49,9 +52,20 @@ int cmd_bench(int argc, char** argv) {
     std::stringstream ss(args->get("backend"));
     std::string b;
     while (std::getline(ss, b, ',')) {
-      if (b != "gpu-model" && b != "sm120-emulated" && b != "sm120-native" && b != "cublaslt")
+      if (b != "gpu-model" && b != "sm120-emulated" && b != "sm120-native" && b != "cublaslt" && b != "sm90" &&
+          b != "sm90-stream" && b != "comfy-hopper" && b != "cublas-fp8")
         return fail("bench", invalid_argument("unknown backend '" + b + "'"));
       opt.backends.push_back(b);
+    }
+  }
+  if (args->has("sm90-bm")) {
+    std::stringstream ss(args->get("sm90-bm"));
+    std::string v;
+    while (std::getline(ss, v, ',')) {
+      const int bm = std::atoi(v.c_str());
+      if (bm != 16 && bm != 32 && bm != 48 && bm != 64 && bm != 96 && bm != 128)
+        return fail("bench", invalid_argument("--sm90-bm takes 16, 32, 48, 64, 96 or 128 (got '" + v + "')"));
+      opt.sm90_bms.push_back(bm);
     }
   }
   for (int i = 0; i < argc; ++i) opt.command += (i ? " " : "") + std::string(argv[i]);

@@ -46,6 +46,14 @@ __device__ __forceinline__ float e4m3_to_f32(uint8_t b) {
 // e2m1_rn_sat (§1) by integer arithmetic on the bits (src/common/e2m1_bits.hpp explains it).
 __device__ __forceinline__ uint32_t e2m1_rn_sat(float v) { return detail::e2m1_rn_sat_bits(__float_as_uint(v)); }
 
+// The value of an E2M1 code (§1) as fp32, built from its bits: codes 2..7 are 2^(e-1) (1 + m/2),
+// codes 0/1 are 0 and 0.5; bit 3 is the sign.
+__device__ __forceinline__ float e2m1_value(uint32_t code) {
+  const uint32_t mag = code & 7u, e = mag >> 1;
+  uint32_t bits = e ? ((126u + e) << 23) | ((mag & 1u) << 22) : (mag ? 0x3F000000u : 0u);
+  return __uint_as_float(bits | ((code & 8u) << 28));
+}
+
 // bf16_rn with the same bit recipe as the host (format.hpp), so NaN payloads agree too.
 __device__ __forceinline__ uint16_t bf16_rn(float f) {
   uint32_t u = __float_as_uint(f);

@@ -1,0 +1,389 @@
+// The exact NVFP4 linear on Hopper (sm_90a): GB10's bits (the §3 model under the sequential
+// contract) from bf16-class tensor cores. docs/hopper-exact-path.md gives the argument; in short,
+// per k64 chunk:
+//   - weight codes are decoded in registers straight into the wgmma A fragment as scale-folded
+//     fp16 (e2m1 * s_w: exact), the activation A' (e2m1 * s_a, fp16, from the pre-pass) comes by
+//     TMA into shared memory as the B operand: D^T[n][m] = W'[n][k] A'[m][k];
+//   - a zero-initialised chain of four m64nBMk16 wgmmas gives the chunk sum CH;
+//   - where the per-row tests of src/model/hopper_exact.hpp pass, acc = add.rz(acc, CH), which they
+//     prove equals the §3 step; where they fail for a thread's group of tokens, each element is
+//     tested on its own, and an element that fails is evaluated by the §3 model (mma_combine) from
+//     the exact fp32 block sums of the same operands in shared memory.
+// CTA: warpgroup 0 produces (one thread issues TMA / bulk copies into a ring of stages), warpgroups
+// 1 and 2 each own 64 weight rows x BM tokens; persistent over (token tile, 128-row tile) pairs.
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "../common/check.cuh"
+#include "../common/kernels.hpp"
+#include "../common/numerics.cuh"
+#include "../../model/hopper_exact.hpp"
+#include "sm90_layout.hpp"
+#include "sm90_ptx.cuh"
+#include "sm90_wgmma.cuh"
+
+namespace nvfp4::cuda {
+
+namespace {
+using namespace sm90;
+
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+constexpr int kSmemAlign = 1024;  // the 128-byte swizzle pattern repeats every 1024 bytes
+
+template <int BM>
+struct StageLayout {
+  static constexpr int kA = 0;                          // A' tile [BM][64] f16, 128-byte swizzle
+  static constexpr int kW = BM * 128;                   // prepacked weight codes, 4096 bytes
+  static constexpr int kS = kW + kWCodeBytes;           // weight scale tile, 512 bytes
+  static constexpr int kG = kS + kWScaleBytes;          // 4 group records, 128 bytes
+  static constexpr int kBytes = (kG + 4 * 32 + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
+  static constexpr uint32_t kTx = BM * 128 + kWCodeBytes + kWScaleBytes + 4 * 32;
+  static_assert(BM % 8 == 0 && BM >= 8 && BM <= 128, "wgmma N (tokens per tile) is a multiple of 8, at most 128 here");
+  static_assert(kW % kSmemAlign == 0, "the A' tile keeps the stage 1024-byte aligned");
+};
+
+// A 4-byte weight word (one K block of the thread's two rows) to the four f16x2 fragment registers,
+// scaled: nibble -> E4M3 byte s.00em.00 (value e2m1 * 2^-6, exact) -> cvt to f16x2 -> * (s_w * 2^6).
+__device__ __forceinline__ void decode_block(uint32_t w, __half2 s_r0, __half2 s_r1, uint32_t (&a)[4]) {
+  const uint32_t lo = w & 0x0F0F0F0Fu, hi = (w >> 4) & 0x0F0F0F0Fu;
+  const uint32_t el = ((lo & 0x07070707u) << 2) | ((lo & 0x08080808u) << 4);
+  const uint32_t eh = ((hi & 0x07070707u) << 2) | ((hi & 0x08080808u) << 4);
+  const uint32_t p01 = __byte_perm(el, eh, 0x5140), p23 = __byte_perm(el, eh, 0x7362);
+  const uint16_t pairs[4] = {static_cast<uint16_t>(p01), static_cast<uint16_t>(p01 >> 16), static_cast<uint16_t>(p23),
+                             static_cast<uint16_t>(p23 >> 16)};
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    uint32_t h2;
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(pairs[r]));
+    __half2 v = *reinterpret_cast<__half2*>(&h2);
+    v = __hmul2(v, (r & 1) ? s_r1 : s_r0);  // exact: <= 6 significant bits, inside fp16's range
+    a[r] = *reinterpret_cast<uint32_t*>(&v);
+  }
+}
+
+// Four UE4M3 scale bytes -> f16x2 (s_0, s_1), (s_2, s_3), times 2^6; NaN bytes become 0 (the
+// element goes to the slow path, which reports NaN).
+__device__ __forceinline__ void decode_scales(uint32_t sw, __half2& s01, __half2& s23) {
+  uint32_t v = sw & 0x7F7F7F7Fu;                         // sign ignored
+  const uint32_t nan = ((v + 0x01010101u) & 0x80808080u) >> 7;  // 0x7F bytes
+  v &= ~(nan * 0xFFu);
+  uint32_t h01, h23;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h01) : "h"(static_cast<uint16_t>(v)));
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h23) : "h"(static_cast<uint16_t>(v >> 16)));
+  const __half2 k64 = __float2half2_rn(64.0f);
+  s01 = __hmul2(*reinterpret_cast<__half2*>(&h01), k64);
+  s23 = __hmul2(*reinterpret_cast<__half2*>(&h23), k64);
+}
+
+__device__ __forceinline__ hopper::RowChunk token_chunk(const TokenRec& t) {
+  hopper::RowChunk r;
+  for (int g = 0; g < 4; ++g) r.mag[g] = t.mag[g];
+  r.lo = t.lo;
+  r.hi = t.hi;
+  r.nan = t.nan != 0;
+  return r;
+}
+
+// §3 for one element from the operands in shared memory: exact fp32 block sums of the folded
+// products (each partial sum is a multiple of 2^(ea+eb-8) below 2^(ea+eb+12): 20 bits), turned
+// into the model's integer terms, then mma_combine.
+__device__ __forceinline__ float slow_element(const uint8_t* a_tile, int mi, const uint8_t* w_codes, int wg, int rw,
+                                           uint32_t sfa, uint32_t sfw, float acc) {
+  int64_t sig[4];
+  int e[4];
+  bool nan = false;
+  for (int g = 0; g < 4; ++g) {
+    const uint8_t ba = static_cast<uint8_t>(sfa >> (8 * g)), bw = static_cast<uint8_t>(sfw >> (8 * g));
+    const model::ScaleParts pa = model::decode_scale(ba), pw = model::decode_scale(bw);
+    nan = nan || pa.nan || pw.nan;
+    const float sv = pw.nan ? 0.0f : hopper::scale_value(bw);
+    float t = 0.0f;
+    bool any = false;
+    for (int kk = 0; kk < 16; ++kk) {
+      const int k = 16 * g + kk;
+      // A' element (mi, k) under the 128-byte swizzle: 16-byte unit k/8 of the row XOR row % 8.
+      const __half ah = *reinterpret_cast<const __half*>(a_tile + mi * 128 + (((k / 8) ^ (mi % 8)) * 16) + (k % 8) * 2);
+      // Weight code (rw, k) in the prepacked fragment order (sm90_layout.hpp).
+      const int th = 32 * (rw / 16) + 4 * (rw % 8) + (kk % 8) / 2;
+      const int byte = ((rw % 16) >= 8 ? 1 : 0) + (kk >= 8 ? 2 : 0);
+      const uint8_t cb = w_codes[(wg * 128 + th) * 16 + 4 * g + byte];
+      const float wv = __fmul_rn(e2m1_value((cb >> (4 * (k % 2))) & 0xF), sv);
+      const float av = __half2float(ah);
+      const float pr = __fmul_rn(av, wv);  // exact
+      any = any || pr != 0.0f;
+      t = __fadd_rn(t, pr);                // exact (see above)
+    }
+    const bool zero = !any || pa.sig == 0 || pw.sig == 0;
+    e[g] = zero ? model::kEZero : pa.exp + pw.exp;
+    // term = t = sig * 2^(e - 8): sig = t * 2^(8 - e), an integer (|sig| <= 2304 * 225)
+    sig[g] = zero ? 0 : static_cast<int64_t>(__float2ll_rz(__fmul_rn(t, hopper::pow2f(8 - pa.exp - pw.exp))));
+  }
+  return model::mma_combine(sig, e, nan, acc);
+}
+
+// One element whose thread group failed the per-thread test: its own test, then fast or slow.
+__device__ __forceinline__ float refine_element(float acc, float ch, const TokenRec* tr, const hopper::RowChunk& w,
+                                             const uint8_t* a_tile, int mi, const uint8_t* w_codes, int wg, int rw,
+                                             uint32_t sfw, uint32_t& slow) {
+  const TokenRec t = *tr;
+  if (hopper::step_is_fast(token_chunk(t), w, acc)) return __fadd_rz(acc, ch);
+  ++slow;
+  return slow_element(a_tile, mi, w_codes, wg, rw, t.sf, sfw, acc);
+}
+
+template <int BM>
+__global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_constant__ CUtensorMap tmap_a, Sm90Gemm p,
+                                                              int stages) {
+#if defined(__CUDA_ARCH__) && !(__CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL))
+  // wgmma and setmaxnreg exist on sm_90a only; the launcher never starts this on other GPUs.
+  __trap();
+#else
+  using L = StageLayout<BM>;
+  constexpr int R = BM / 2;  // accumulator registers per thread
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + kSmemAlign - 1) & ~uintptr_t(kSmemAlign - 1));
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + stages * L::kBytes);
+  uint64_t* empty = full + stages;
+  const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], 8);  // the 8 consumer warps
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+  const int64_t mtiles = (p.m + BM - 1) / BM, ntiles = (p.n + kTileN - 1) / kTileN, tiles = mtiles * ntiles;
+  const int64_t C = p.chunks;
+
+  if (wg == 0) {
+    regs_release<kProducerRegs>();
+    if (tid == 0) {
+      prefetch_tensor_map(&tmap_a);
+      uint32_t it = 0;
+      for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const int64_t mt = tile / ntiles, nt = tile % ntiles;  // consecutive CTAs share the token tile
+        for (int64_t c = 0; c < C; ++c, ++it) {
+          const int s = static_cast<int>(it % stages);
+          mbar_wait(&empty[s], ((it / stages) & 1) ^ 1);
+          uint8_t* st = smem + s * L::kBytes;
+          mbar_arrive_expect_tx(&full[s], L::kTx);
+          tma_load_2d(st + L::kA, &tmap_a, static_cast<int32_t>(c * 64), static_cast<int32_t>(mt * BM), &full[s]);
+          bulk_g2s(st + L::kW, p.wq + (nt * C + c) * kWCodeBytes, kWCodeBytes, &full[s]);
+          bulk_g2s(st + L::kS, p.sfw + (nt * C + c) * kWScaleBytes, kWScaleBytes, &full[s]);
+          bulk_g2s(st + L::kG, p.grec + (mt * C + c) * 4, 4 * 32, &full[s]);
+        }
+      }
+    }
+    return;
+  }
+
+  regs_acquire<kConsumerRegs>();
+  const int h = wg - 1, warp = tid / 32, lane = tid % 32, g8 = lane / 4, t = lane % 4;
+  const int rw0 = 16 * warp + g8, rw1 = rw0 + 8;                 // rows within the warpgroup's 64
+  const int rt0 = 64 * h + rw0, rt1 = rt0 + 8;                   // rows within the CTA's 128
+  float acc[R], ch[R];
+  uint32_t it = 0;
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int64_t mt = tile / ntiles, nt = tile % ntiles;
+#pragma unroll
+    for (int i = 0; i < R; ++i) acc[i] = 0.0f;
+    // |acc| extremes per row over this thread's tokens; before the first chunk every acc is +0,
+    // which every test accepts.
+    float mn0 = 3.0e38f, mx0 = 0.0f, mn1 = 3.0e38f, mx1 = 0.0f;
+    uint32_t slow_steps = 0, refined_chunks = 0;  // for the optional path counters
+    for (int64_t c = 0; c < C; ++c, ++it) {
+      const int s = static_cast<int>(it % stages);
+      mbar_wait(&full[s], (it / stages) & 1);
+      const uint8_t* st = smem + s * L::kBytes;
+      const uint32_t sw0 = *reinterpret_cast<const uint32_t*>(st + L::kS + scale_offset_in_tile(rt0));
+      const uint32_t sw1 = *reinterpret_cast<const uint32_t*>(st + L::kS + scale_offset_in_tile(rt1));
+      // The per-thread tests first: their temporaries die before the accumulators of the chain
+      // come alive (the other warpgroup's MMAs keep the tensor cores busy meanwhile).
+      const GroupRec* gp = reinterpret_cast<const GroupRec*>(st + L::kG) + t;
+      hopper::RowGroup grp;
+      for (int g = 0; g < 4; ++g) grp.mag[g] = gp->mag[g];
+      grp.lo = gp->lo;
+      grp.hi = gp->hi;
+      grp.spread = gp->spread;
+      grp.nan = gp->nan != 0;
+      const bool ok0 = hopper::group_is_fast(grp, hopper::weight_chunk(sw0), mn0, mx0);
+      const bool ok1 = hopper::group_is_fast(grp, hopper::weight_chunk(sw1), mn1, mx1);
+
+      const uint4 wc = *reinterpret_cast<const uint4*>(st + L::kW + (h * 128 + tid) * 16);
+      __half2 s0_01, s0_23, s1_01, s1_23;
+      decode_scales(sw0, s0_01, s0_23);
+      decode_scales(sw1, s1_01, s1_23);
+      uint32_t frag[4][4];
+      const uint32_t words[4] = {wc.x, wc.y, wc.z, wc.w};
+#pragma unroll
+      for (int g = 0; g < 4; ++g) {
+        const __half2 a0 = g < 2 ? s0_01 : s0_23, a1 = g < 2 ? s1_01 : s1_23;
+        const __half2 r0 = (g & 1) ? __high2half2(a0) : __low2half2(a0);
+        const __half2 r1 = (g & 1) ? __high2half2(a1) : __low2half2(a1);
+        decode_block(words[g], r0, r1, frag[g]);
+      }
+      const uint64_t desc = desc_k_major_sw128(smem_addr(st + L::kA));
+      __syncwarp();
+      wgmma_fence();
+      Wgmma<BM>::mma_first(ch, frag[0], desc);
+#pragma unroll
+      for (int g = 1; g < 4; ++g) Wgmma<BM>::mma(ch, frag[g], desc + 2 * g, true);  // +32 bytes per k16
+      wgmma_commit();
+      wgmma_wait_all();
+      fence_regs(ch);
+      if (ok0 && ok1) {
+#pragma unroll
+        for (int i = 0; i < R; ++i) acc[i] = __fadd_rz(acc[i], ch[i]);
+      } else {
+        ++refined_chunks;
+        // Rare: the accumulators go to local memory so one loop (not one inlined copy per
+        // register) walks the elements; the fast path never touches this stack frame.
+        float la[R], lc[R];
+#pragma unroll
+        for (int i = 0; i < R; ++i) {
+          la[i] = acc[i];
+          lc[i] = ch[i];
+        }
+        const TokenRec* trow = p.trec + (mt * BM) * C + c;
+#pragma unroll 1
+        for (int i = 0; i < R; ++i) {
+          const int j = i / 4, e = i % 2, row1 = (i / 2) % 2;
+          const int mi = 8 * j + 2 * t + e;
+          if (row1 ? ok1 : ok0) {
+            la[i] = __fadd_rz(la[i], lc[i]);
+          } else {
+            la[i] = refine_element(la[i], lc[i], trow + mi * C, hopper::weight_chunk(row1 ? sw1 : sw0), st + L::kA, mi, st + L::kW, h,
+                                   row1 ? rw1 : rw0, row1 ? sw1 : sw0, slow_steps);
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < R; ++i) acc[i] = la[i];
+      }
+      mn0 = mn1 = 3.0e38f;
+      mx0 = mx1 = 0.0f;
+#pragma unroll
+      for (int j = 0; j < BM / 8; ++j) {
+        mn0 = fminf(mn0, fminf(fabsf(acc[4 * j]), fabsf(acc[4 * j + 1])));
+        mx0 = fmaxf(mx0, fmaxf(fabsf(acc[4 * j]), fabsf(acc[4 * j + 1])));
+        mn1 = fminf(mn1, fminf(fabsf(acc[4 * j + 2]), fabsf(acc[4 * j + 3])));
+        mx1 = fmaxf(mx1, fmaxf(fabsf(acc[4 * j + 2]), fabsf(acc[4 * j + 3])));
+      }
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&empty[s]);
+    }
+
+    if (p.counts) {
+      atomicAdd(&p.counts[0], static_cast<unsigned long long>(C) * R);  // element steps
+      atomicAdd(&p.counts[1], static_cast<unsigned long long>(refined_chunks));
+      atomicAdd(&p.counts[2], static_cast<unsigned long long>(slow_steps));
+    }
+    // Epilogue: raw fp32 and bf16_rn(f32_rn(alpha * acc) [+ bias]) (§4, alpha before bf16).
+    const float alpha = p.alpha_dev ? *p.alpha_dev : p.alpha;
+    const int64_t n0 = nt * kTileN + rt0, n1 = nt * kTileN + rt1;
+    const float b0 = (p.bias && n0 < p.n) ? bf16_to_f32(p.bias[n0]) : -0.0f;
+    const float b1 = (p.bias && n1 < p.n) ? bf16_to_f32(p.bias[n1]) : -0.0f;
+#pragma unroll
+    for (int j = 0; j < BM / 8; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int64_t m = mt * BM + 8 * j + 2 * t + e;
+        if (m >= p.m) continue;
+        if (n0 < p.n) {
+          if (p.raw) p.raw[m * p.n + n0] = acc[4 * j + e];
+          p.out[m * p.n + n0] = epilogue_alpha_before_bf16(acc[4 * j + e], alpha, b0);
+        }
+        if (n1 < p.n) {
+          if (p.raw) p.raw[m * p.n + n1] = acc[4 * j + 2 + e];
+          p.out[m * p.n + n1] = epilogue_alpha_before_bf16(acc[4 * j + 2 + e], alpha, b1);
+        }
+      }
+  }
+#endif
+}
+
+// cuTensorMapEncodeTiled through the runtime's driver entry point (no link against libcuda).
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
+                                 const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+Result<CUtensorMap> make_a_map(const uint16_t* a16, int64_t rows, int64_t k64, int bm) {
+  static EncodeTiled encode = nullptr;
+  if (!encode) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    NVFP4_CUDA_TRY(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &q));
+    if (!fn || q != cudaDriverEntryPointSuccess) return cuda_error("cuTensorMapEncodeTiled is not available from the driver");
+    encode = reinterpret_cast<EncodeTiled>(fn);
+  }
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k64), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k64 * 2)};
+  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(bm)};
+  const cuuint32_t elem[2] = {1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<uint16_t*>(a16), dims, strides, box, elem,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) return cuda_error("cuTensorMapEncodeTiled failed for the A' operand (code " + std::to_string(r) + ")");
+  return map;
+}
+
+template <int BM>
+Status launch_bm(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
+  using L = StageLayout<BM>;
+  NVFP4_ASSIGN_OR_RETURN(CUtensorMap map, make_a_map(p.a16, (p.m + BM - 1) / BM * BM, p.chunks * 64, BM));
+  int optin = 0, dev = 0;
+  NVFP4_CUDA_TRY(cudaGetDevice(&dev));
+  NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  const int budget = optin - kSmemAlign - 256;
+  const int stages = std::min(16, budget / (L::kBytes + 16));
+  if (stages < 2) return unsupported("sm90 kernel: not enough shared memory for two pipeline stages");
+  const int smem = stages * L::kBytes + 2 * stages * 8 + kSmemAlign;
+  NVFP4_CUDA_TRY(cudaFuncSetAttribute(sm90_gemm_nvfp4<BM>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  const int64_t tiles = (p.m + BM - 1) / BM * ((p.n + kTileN - 1) / kTileN);
+  const int grid = static_cast<int>(std::min<int64_t>(tiles, sm_count));
+  sm90_gemm_nvfp4<BM><<<grid, kThreads, smem, stream>>>(map, p, stages);
+  NVFP4_CUDA_LAUNCH_TRY("sm90_gemm_nvfp4");
+  return Status::ok();
+}
+
+}  // namespace
+
+int sm90_pick_bm(int64_t m, int64_t n, int sm_count) {
+  // Time model per (tile, chunk) in cycles: the tensor cores take ~8 BM for the CTA's two 64 x BM
+  // blocks, decoding and tests ~120 more; a persistent grid runs ceil(tiles / SMs) rounds.
+  static const int kBms[] = {16, 32, 48, 64, 96, 128};
+  const int64_t ntiles = (n + kTileN - 1) / kTileN;
+  int best = 128;
+  double best_t = 1e300;
+  for (int bm : kBms) {
+    const int64_t tiles = (m + bm - 1) / bm * ntiles;
+    const double rounds = static_cast<double>((tiles + sm_count - 1) / sm_count);
+    const double t = rounds * (8.0 * bm + 120.0);
+    if (t < best_t - 1e-9) {
+      best_t = t;
+      best = bm;
+    }
+    if (bm >= m) break;  // a taller tile only adds padding
+  }
+  return best;
+}
+
+Status launch_sm90_gemm(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
+  if (p.m <= 0 || p.n <= 0 || p.chunks <= 0) return invalid_argument("sm90 kernel: empty problem");
+  if (p.chunks > (int64_t{1} << 24) / 64) return invalid_argument("sm90 kernel: K too large");
+  switch (p.bm) {
+    case 8: return launch_bm<8>(p, sm_count, stream);
+    case 16: return launch_bm<16>(p, sm_count, stream);
+    case 32: return launch_bm<32>(p, sm_count, stream);
+    case 48: return launch_bm<48>(p, sm_count, stream);
+    case 64: return launch_bm<64>(p, sm_count, stream);
+    case 96: return launch_bm<96>(p, sm_count, stream);
+    case 128: return launch_bm<128>(p, sm_count, stream);
+    default: return invalid_argument("sm90 kernel: tile height " + std::to_string(p.bm) + " is not one of 8, 16, 32, 48, 64, 96, 128");
+  }
+}
+
+}  // namespace nvfp4::cuda

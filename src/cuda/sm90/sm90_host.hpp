@@ -1,0 +1,68 @@
+// Host side of the sm90 path, shared by the library entry points (runtime.cu) and the benchmark:
+// weights prepacked and uploaded once, activation workspaces sized for a tile height.
+#pragma once
+#include <vector>
+
+#include "../common/check.cuh"
+#include "../common/kernels.hpp"
+#include "../common/operands.hpp"
+#include "sm90_layout.hpp"
+
+namespace nvfp4::cuda::sm90 {
+
+struct DeviceWeights {
+  DeviceBuffer<uint8_t> wq, sfw;
+  int64_t n = 0, chunks = 0;
+  Status upload(const Tensor& w) {
+    const int64_t k64 = roundup(w.geom.cols16, 64), lda = k64 / 2;
+    std::vector<uint8_t> data, sf, packed;
+    prepare_operand(w, lda, data, sf);
+    n = w.geom.rows;
+    chunks = k64 / 64;
+    prepack_weight_codes(data.data(), n, lda, chunks, packed);
+    NVFP4_TRY(cuda::upload(wq, packed.data(), packed.size()));
+    return cuda::upload(sfw, sf.data(), sf.size());
+  }
+};
+
+struct DeviceActivations {
+  DeviceBuffer<uint16_t> a16;
+  DeviceBuffer<TokenRec> trec;
+  DeviceBuffer<GroupRec> grec;
+  int64_t m = 0, chunks = 0;
+  int bm = 0;
+  Status alloc(int64_t m_, int64_t chunks_, int bm_) {
+    m = m_;
+    chunks = chunks_;
+    bm = bm_;
+    const int64_t mp = (m + bm - 1) / bm * bm;
+    NVFP4_TRY(a16.alloc(static_cast<size_t>(mp * chunks * 64)));
+    NVFP4_TRY(trec.alloc(static_cast<size_t>(mp * chunks)));
+    return grec.alloc(static_cast<size_t>(mp / bm * chunks * 4));
+  }
+  Sm90Gemm gemm_args(const DeviceWeights& w) const {
+    Sm90Gemm g;
+    g.a16 = a16.get();
+    g.trec = trec.get();
+    g.grec = grec.get();
+    g.wq = w.wq.get();
+    g.sfw = w.sfw.get();
+    g.m = m;
+    g.n = w.n;
+    g.chunks = chunks;
+    g.bm = bm;
+    return g;
+  }
+  Sm90Prep prep_args() const {
+    Sm90Prep p;
+    p.m = m;
+    p.chunks = chunks;
+    p.bm = bm;
+    p.a16 = a16.get();
+    p.trec = trec.get();
+    p.grec = grec.get();
+    return p;
+  }
+};
+
+}  // namespace nvfp4::cuda::sm90
