@@ -19,7 +19,10 @@ struct BenchOptions {
   // linear with per-tensor scales (not exact; the fastest format Hopper has).
   std::vector<std::string> backends = {"sm90", "sm90-stream", "comfy-hopper", "cublas-fp8", "gpu-model",
                                        "sm120-emulated", "sm120-native", "cublaslt"};
-  std::vector<int> sm90_bms;  // tile heights to time for sm90 (empty: the launcher's choice)
+  std::vector<int> sm90_bms;
+  // Activations of the GEMM rows: outliers (heavy tails, ~1 channel in 700 x30..60, as LLM/DiT
+  // activations), normal, or minimax (validate's synthetic data: per-channel magnitudes 2^-3..2^3).
+  std::string activations = "outliers";  // tile heights to time for sm90 (empty: the launcher's choice)
   // Backends named by the user must run: one this GPU cannot run is an error, not a skipped row.
   bool backends_explicit = false;
   int iters = 30;

@@ -462,12 +462,13 @@ Result<double> lt_linear_us(int64_t m, int64_t n, int64_t k, int iters, int warm
   const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
   NVFP4_LT_TRY(x.MatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
   NVFP4_LT_TRY(x.MatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-  if (dtype == CUDA_R_8F_E4M3) {  // per-tensor scales, as torch._scaled_mm passes them
-    const float one[2] = {1.0f, 1.0f};
-    NVFP4_TRY(scales.alloc(2));
-    NVFP4_CUDA_TRY(cudaMemcpy(scales.get(), one, sizeof one, cudaMemcpyHostToDevice));
+  cuda::DeviceBuffer<float> scale_b;
+  if (dtype == CUDA_R_8F_E4M3) {  // per-tensor scales, as torch._scaled_mm passes them (each its own allocation: aligned)
+    const float one = 1.0f;
+    NVFP4_TRY(cuda::upload(scales, &one, 1));
+    NVFP4_TRY(cuda::upload(scale_b, &one, 1));
     const void* sa = scales.get();
-    const void* sb = scales.get() + 1;
+    const void* sb = scale_b.get();
     NVFP4_LT_TRY(x.MatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
     NVFP4_LT_TRY(x.MatmulDescSetAttribute(call.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
   }

@@ -79,7 +79,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
   Json j = Json::object();
   j.set("device", dev.name).set("compute_capability", std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor));
   j.set("sm_count", dev.sm_count).set("driver", ci.driver_version).set("cuda_runtime", ci.runtime_version);
-  j.set("commit", opt.commit).set("date", utc_now()).set("command", opt.command);
+  j.set("commit", opt.commit).set("date", utc_now()).set("command", opt.command).set("activations", opt.activations);
   j.set("method", "median of " + std::to_string(opt.iters) + " CUDA-event timings after " + std::to_string(opt.warmup) +
                       " warm-up runs; weights rotated over copies totalling > 3x L2; baseline cuBLASLt bf16 (F.linear's call) "
                       "of the same shape in the same process");
@@ -137,6 +137,15 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
     // NVFP4 operands: quantized synthetic tensors, weights replicated for rotation.
     auto prob = prepare_layer(l, M, 1234, "");
     if (!prob.is_ok()) return prob.status();
+    NVFP4_ASSIGN_OR_RETURN(ActivationKind akind, parse_activation_kind(opt.activations));
+    if (akind != ActivationKind::kMiniMax) {  // the same weight, other activations (ComfyUI's dynamic scale)
+      prob->x = synthetic_activation(M, K, 4321, akind);
+      prob->s_x = global_scale_dynamic(prob->x.data(), prob->x.size());
+      QuantizeOptions qo;
+      qo.pad = true;
+      NVFP4_ASSIGN_OR_RETURN(prob->a, quantize(prob->x.data(), M, K, prob->s_x, qo));
+      prob->alpha = prob->s_x * prob->s_w;
+    }
     std::vector<uint8_t> ha, hsa, hw, hsw;
     cuda::prepare_operand(prob->a, lda, ha, hsa);
     cuda::prepare_operand(prob->w, lda, hw, hsw);
@@ -234,7 +243,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
             prep.sfa = dsa.get();
           }
           auto run = [&](int i) -> Status {
-            cuda::Sm90Gemm g = act.gemm_args(*sw[i % copies]);
+            cuda::Sm90Gemm g = act.gemm_args(*sw[(i < 0 ? 0 : i) % copies]);  // i < 0: the counted run
             g.alpha = prob->alpha;
             if (stream) {
               g.alpha_dev = dalpha.get();

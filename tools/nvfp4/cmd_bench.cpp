@@ -16,6 +16,7 @@ const char* kHelp =
     "  --shapes LIST       NAME:N:K / NxK / MiniMax names (default: the four MiniMax H3 linears)\n"
     "  --backend LIST      sm90,sm90-stream,comfy-hopper,cublas-fp8,gpu-model,sm120-emulated,sm120-native,\n"
     "                      cublaslt (default: all this GPU runs)\n"
+    "  --activations KIND  outliers (default), normal or minimax (validate's synthetic inputs)\n"
     "  --sm90-bm LIST      tile heights (tokens) to time for sm90: 16,32,48,64,96,128 (default: automatic)\n"
     "  --iters N           timed runs per measurement, median reported (default 30)\n"
     "  --warmup N          untimed runs first (default 5)\n"
@@ -27,7 +28,7 @@ const char* kHelp =
 
 int cmd_bench(int argc, char** argv) {
   auto args = Args::parse(argc, argv, 2, {"no-quantizer", "no-gemm", "help"},
-                          {"rows", "shapes", "backend", "iters", "warmup", "commit", "out", "sm90-bm"});
+                          {"rows", "shapes", "backend", "iters", "warmup", "commit", "out", "sm90-bm", "activations"});
   if (!args.is_ok()) return fail("bench", args.status());
   if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
   BenchOptions opt;
@@ -57,6 +58,11 @@ int cmd_bench(int argc, char** argv) {
         return fail("bench", invalid_argument("unknown backend '" + b + "'"));
       opt.backends.push_back(b);
     }
+  }
+  if (args->has("activations")) {
+    auto kind = parse_activation_kind(args->get("activations"));
+    if (!kind.is_ok()) return fail("bench", kind.status());
+    opt.activations = args->get("activations");
   }
   if (args->has("sm90-bm")) {
     std::stringstream ss(args->get("sm90-bm"));

@@ -52,8 +52,8 @@ struct TokenRec;
 struct GroupRec;
 }
 // Activation pre-pass: the scale-folded fp16 operand A' [mp][chunks*64] (mp = roundup(m, bm),
-// padding tokens repeat token m-1), the per-token records [mp][chunks] and the per-thread group
-// records [mp/bm][chunks][4]. From packed A (a, sfa as GemmOperands) or, when x is set, from bf16
+// padding tokens repeat token m-1), the per-token records [mp/bm][chunks][bm] and the per-thread
+// group records [mp/bm][chunks][4]. From packed A (a, sfa as GemmOperands) or, when x is set, from bf16
 // x [m][k] quantized here with the comfy-cuda recipe: scale *x_amax's dynamic one, or s_static
 // when > 0; then alpha_out = f32_rn(s_x * s_w) and s_x_out (both optional) are written.
 struct Sm90Prep {

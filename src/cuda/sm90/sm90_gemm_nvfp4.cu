@@ -39,8 +39,9 @@ struct StageLayout {
   static constexpr int kW = BM * 128;                   // prepacked weight codes, 4096 bytes
   static constexpr int kS = kW + kWCodeBytes;           // weight scale tile, 512 bytes
   static constexpr int kG = kS + kWScaleBytes;          // 4 group records, 128 bytes
-  static constexpr int kBytes = (kG + 4 * 32 + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
-  static constexpr uint32_t kTx = BM * 128 + kWCodeBytes + kWScaleBytes + 4 * 32;
+  static constexpr int kT = kG + 4 * 32;                // BM token records (read only by per-element tests)
+  static constexpr int kBytes = (kT + BM * 32 + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
+  static constexpr uint32_t kTx = BM * 128 + kWCodeBytes + kWScaleBytes + 4 * 32 + BM * 32;
   static_assert(BM % 8 == 0 && BM >= 8 && BM <= 128, "wgmma N (tokens per tile) is a multiple of 8, at most 128 here");
   static_assert(kW % kSmemAlign == 0, "the A' tile keeps the stage 1024-byte aligned");
 };
@@ -175,6 +176,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
           bulk_g2s(st + L::kW, p.wq + (nt * C + c) * kWCodeBytes, kWCodeBytes, &full[s]);
           bulk_g2s(st + L::kS, p.sfw + (nt * C + c) * kWScaleBytes, kWScaleBytes, &full[s]);
           bulk_g2s(st + L::kG, p.grec + (mt * C + c) * 4, 4 * 32, &full[s]);
+          bulk_g2s(st + L::kT, p.trec + (mt * C + c) * BM, BM * 32, &full[s]);
         }
       }
     }
@@ -248,7 +250,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
           la[i] = acc[i];
           lc[i] = ch[i];
         }
-        const TokenRec* trow = p.trec + (mt * BM) * C + c;
+        const TokenRec* trow = reinterpret_cast<const TokenRec*>(st + L::kT);
 #pragma unroll 1
         for (int i = 0; i < R; ++i) {
           const int j = i / 4, e = i % 2, row1 = (i / 2) % 2;
@@ -256,7 +258,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
           if (row1 ? ok1 : ok0) {
             la[i] = __fadd_rz(la[i], lc[i]);
           } else {
-            la[i] = refine_element(la[i], lc[i], trow + mi * C, hopper::weight_chunk(row1 ? sw1 : sw0), st + L::kA, mi, st + L::kW, h,
+            la[i] = refine_element(la[i], lc[i], trow + mi, hopper::weight_chunk(row1 ? sw1 : sw0), st + L::kA, mi, st + L::kW, h,
                                    row1 ? rw1 : rw0, row1 ? sw1 : sw0, slow_steps);
           }
         }

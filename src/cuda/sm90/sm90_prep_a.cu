@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(kMaxBm) sm90_prep_a(Sm90Prep p) {
   tr.lo = static_cast<int16_t>(rc.lo);
   tr.hi = static_cast<int16_t>(rc.hi);
   tr.nan = rc.nan;
-  p.trec[m * p.chunks + c] = tr;
+  p.trec[(tile * p.chunks + c) * p.bm + i] = tr;  // [token tile][chunk][token]: one bulk copy per stage
 
   // Group records: thread t of a consumer warp holds tokens 8j + 2t and 8j + 2t + 1.
   __shared__ hopper::RowChunk rows[kMaxBm];
