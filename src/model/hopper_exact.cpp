@@ -216,9 +216,11 @@ Result<FastPathStats> hopper_fastpath_stats(const Tensor& a, const Tensor& w, co
   detail::parallel_for(W.rows, 1, 0, [&](int64_t r0, int64_t r1, int worker) {
     FastPathStats& st = part[worker];
     std::vector<float> acc(Mp);
+    std::vector<double> bound(Mp / tile_tokens * 4);  // the GPU keeps it in fp32 rounded up
     Step s;
     for (int64_t iw = r0; iw < r1; ++iw) {
       std::fill(acc.begin(), acc.end(), 0.0f);
+      std::fill(bound.begin(), bound.end(), 0.0f);
       for (int64_t q = 0; q < Q; ++q) {
         const hopper::RowChunk& wr = W.rc[iw * Q + q];
         // The kernel's per-thread test: thread t of a tile holds tokens 8j + 2t and 8j + 2t + 1.
@@ -227,16 +229,19 @@ Result<FastPathStats> hopper_fastpath_stats(const Tensor& a, const Tensor& w, co
           for (int t = 0; t < 4; ++t) {
             hopper::RowGroup g;
             hopper::group_init(g);
-            float amin = 3.0e38f, amax = 0.0f;
+            float amin = 3.0e38f;
             for (int64_t j = 0; j < tile_tokens / 8; ++j)
               for (int e = 0; e < 2; ++e) {
                 const int64_t m = m0 + 8 * j + 2 * t + e;
                 hopper::group_add(g, A.rc[m * Q + q]);
                 amin = std::min(amin, std::fabs(acc[m]));
-                amax = std::max(amax, std::fabs(acc[m]));
               }
             if (q == 0) amin = 3.0e38f;  // every accumulator is +0 before the first chunk
-            const bool ok = hopper::group_is_fast(g, wr, amin, amax);
+            double& ub = bound[(m0 / tile_tokens) * 4 + t];
+            float ubf = static_cast<float>(ub);
+            if (static_cast<double>(ubf) < ub) ubf = std::nextafter(ubf, 3.5e38f);
+            const bool ok = hopper::group_is_fast(g, wr, amin, ubf);
+            ub += hopper::group_acc_bound(g, wr);
             ++st.group_steps;
             st.group_fast += ok;
             for (int64_t j = 0; j < tile_tokens / 8; ++j)

@@ -122,6 +122,7 @@ NVFP4_HD bool step_is_fast(const RowChunk& a, const RowChunk& w, float acc) {
 struct RowGroup {
   float mag[4];
   int lo, hi, spread;
+  int lo_max;  // the largest lo: |T| of every row in the group is below F1 * 2^(lo_max + w.lo)
   bool nan;
 };
 NVFP4_HD void group_init(RowGroup& g) {
@@ -129,6 +130,7 @@ NVFP4_HD void group_init(RowGroup& g) {
   g.lo = kNoScale;
   g.hi = -kNoScale;
   g.spread = 0;
+  g.lo_max = -kNoScale;
   g.nan = false;
 }
 NVFP4_HD void group_add(RowGroup& g, const RowChunk& r) {
@@ -138,15 +140,48 @@ NVFP4_HD void group_add(RowGroup& g, const RowChunk& r) {
   g.lo = r.lo < g.lo ? r.lo : g.lo;
   g.hi = r.hi > g.hi ? r.hi : g.hi;
   g.spread = r.hi - r.lo > g.spread ? r.hi - r.lo : g.spread;
+  g.lo_max = r.lo > g.lo_max ? r.lo : g.lo_max;
 }
-// acc_min / acc_max: smallest and largest |acc| over the group's elements in weight row w. A zero
-// acc_min fails here (it may be a legitimately zero accumulator: step_is_fast decides per element).
-NVFP4_HD bool group_is_fast(const RowGroup& a, const RowChunk& w, float acc_min, float acc_max) {
-  if (a.nan || w.nan) return false;
-  if (a.lo == kNoScale || w.lo == kNoScale) return true;
-  if (!(chain_bound(a.mag, w.mag) < kChainLimit)) return false;
-  if (a.spread + (w.hi - w.lo) > kBlockWindow) return false;
-  return acc_min >= pow2f(a.hi + w.hi - kAccWindow) && acc_max < pow2f(a.lo + w.lo + kBlockWindow);
+// acc_min: the smallest |acc| over the group's elements in weight row w (a zero fails here: it may
+// be a legitimately zero accumulator, which step_is_fast accepts per element). acc_bound: an upper
+// bound of every |acc| in the group (group_acc_bound below, accumulated over the chunks so far).
+// The test in two halves, so a kernel can do the part that needs no accumulator while the tensor
+// cores still work on the previous chunk: group_prepare, then group_final with the accumulators.
+struct GroupVerdict {
+  bool pre_ok;     // chain bound, block window, no NaN
+  bool trivial;    // every product is zero
+  float acc_lo, acc_hi;  // the accumulator must lie in [acc_lo, acc_hi) (or every element be covered otherwise)
+};
+NVFP4_HD GroupVerdict group_prepare(const RowGroup& a, const RowChunk& w) {
+  GroupVerdict v{false, false, 0.0f, 0.0f};
+  if (a.nan || w.nan) return v;
+  if (a.lo == kNoScale || w.lo == kNoScale) {
+    v.pre_ok = v.trivial = true;
+    return v;
+  }
+  v.pre_ok = chain_bound(a.mag, w.mag) < kChainLimit && a.spread + (w.hi - w.lo) <= kBlockWindow;
+  v.acc_lo = pow2f(a.hi + w.hi - kAccWindow);
+  v.acc_hi = pow2f(a.lo + w.lo + kBlockWindow);
+  return v;
+}
+NVFP4_HD bool group_final(const GroupVerdict& v, float acc_min, float acc_bound) {
+  return v.pre_ok && (v.trivial || (acc_min >= v.acc_lo && acc_bound < v.acc_hi));
+}
+NVFP4_HD bool group_is_fast(const RowGroup& a, const RowChunk& w, float acc_min, float acc_bound) {
+  return group_final(group_prepare(a, w), acc_min, acc_bound);
+}
+// How much one chunk can move any accumulator of the group: |T| <= sum_k |a'_k||w'_k|
+// <= F1(row) 2^(La(row) + Lb) <= F1(group) 2^(lo_max + Lb), rounded up. RZ steps and §3's
+// truncations toward zero only shrink magnitudes, so the running sum bounds every |acc|.
+NVFP4_HD float group_acc_bound(const RowGroup& a, const RowChunk& w) {
+  if (a.lo == kNoScale || w.lo == kNoScale) return 0.0f;
+  const float f1 = chain_bound(a.mag, w.mag);
+  const int e = a.lo_max + w.lo;  // in [-12, 16]
+#if defined(__CUDA_ARCH__)
+  return __fmul_ru(f1, pow2f(e));
+#else
+  return f1 * pow2f(e);  // a power-of-two scaling: exact (or +Inf, which fails every later test)
+#endif
 }
 
 }  // namespace nvfp4::hopper

@@ -50,6 +50,7 @@ Status launch_sm120_gemm(const GemmOperands& op, bool emulate, int sm_count, cud
 namespace sm90 {
 struct TokenRec;
 struct GroupRec;
+struct WRec;
 }
 // Activation pre-pass: the scale-folded fp16 operand A' [mp][chunks*64] (mp = roundup(m, bm),
 // padding tokens repeat token m-1), the per-token records [mp/bm][chunks][bm] and the per-thread
@@ -79,6 +80,7 @@ struct Sm90Gemm {
   const sm90::GroupRec* grec = nullptr;
   const uint8_t* wq = nullptr;      // sm90::prepack_weight_codes
   const uint8_t* sfw = nullptr;     // 128x4 swizzled, rows padded to 128
+  const sm90::WRec* wrec = nullptr; // sm90::prepack_weight_records
   int64_t m = 0, n = 0, chunks = 0;
   int bm = 0;                       // tokens per tile: 8, 16, 32, 48, 64, 96 or 128
   const float* alpha_dev = nullptr; // device alpha (streaming), else alpha

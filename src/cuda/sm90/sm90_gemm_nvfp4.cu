@@ -39,9 +39,10 @@ struct StageLayout {
   static constexpr int kW = BM * 128;                   // prepacked weight codes, 4096 bytes
   static constexpr int kS = kW + kWCodeBytes;           // weight scale tile, 512 bytes
   static constexpr int kG = kS + kWScaleBytes;          // 4 group records, 128 bytes
-  static constexpr int kT = kG + 4 * 32;                // BM token records (read only by per-element tests)
+  static constexpr int kR = kG + 4 * 32;                // 128 weight-row records, 2048 bytes
+  static constexpr int kT = kR + kWRecBytes;            // BM token records (read only by per-element tests)
   static constexpr int kBytes = (kT + BM * 32 + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
-  static constexpr uint32_t kTx = BM * 128 + kWCodeBytes + kWScaleBytes + 4 * 32 + BM * 32;
+  static constexpr uint32_t kTx = BM * 128 + kWCodeBytes + kWScaleBytes + 4 * 32 + kWRecBytes + BM * 32;
   static_assert(BM % 8 == 0 && BM >= 8 && BM <= 128, "wgmma N (tokens per tile) is a multiple of 8, at most 128 here");
   static_assert(kW % kSmemAlign == 0, "the A' tile keeps the stage 1024-byte aligned");
 };
@@ -77,6 +78,21 @@ __device__ __forceinline__ void decode_scales(uint32_t sw, __half2& s01, __half2
   const __half2 k64 = __float2half2_rn(64.0f);
   s01 = __hmul2(*reinterpret_cast<__half2*>(&h01), k64);
   s23 = __hmul2(*reinterpret_cast<__half2*>(&h23), k64);
+}
+
+__device__ __forceinline__ hopper::RowChunk weight_rec(const WRec* wr) {
+  const uint4 v = *reinterpret_cast<const uint4*>(wr);
+  hopper::RowChunk r;
+  const float2 m01 = __half22float2(*reinterpret_cast<const __half2*>(&v.x));
+  const float2 m23 = __half22float2(*reinterpret_cast<const __half2*>(&v.y));
+  r.mag[0] = m01.x;
+  r.mag[1] = m01.y;
+  r.mag[2] = m23.x;
+  r.mag[3] = m23.y;
+  r.lo = static_cast<int16_t>(v.z & 0xFFFF);
+  r.hi = static_cast<int16_t>(v.z >> 16);
+  r.nan = (v.w & 0xFF) != 0;
+  return r;
 }
 
 __device__ __forceinline__ hopper::RowChunk token_chunk(const TokenRec& t) {
@@ -176,6 +192,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
           bulk_g2s(st + L::kW, p.wq + (nt * C + c) * kWCodeBytes, kWCodeBytes, &full[s]);
           bulk_g2s(st + L::kS, p.sfw + (nt * C + c) * kWScaleBytes, kWScaleBytes, &full[s]);
           bulk_g2s(st + L::kG, p.grec + (mt * C + c) * 4, 4 * 32, &full[s]);
+          bulk_g2s(st + L::kR, p.wrec + (nt * C + c) * kTileN, kWRecBytes, &full[s]);
           bulk_g2s(st + L::kT, p.trec + (mt * C + c) * BM, BM * 32, &full[s]);
         }
       }
@@ -195,48 +212,75 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
     for (int i = 0; i < R; ++i) acc[i] = 0.0f;
     // |acc| extremes per row over this thread's tokens; before the first chunk every acc is +0,
     // which every test accepts.
-    float mn0 = 3.0e38f, mx0 = 0.0f, mn1 = 3.0e38f, mx1 = 0.0f;
+    // |acc| per row over this thread's tokens: the smallest (tracked) and an upper bound (summed
+    // from the chunk bounds); before the first chunk every acc is +0, which every test accepts.
+    float mn0 = 3.0e38f, ub0 = 0.0f, mn1 = 3.0e38f, ub1 = 0.0f;
     uint32_t slow_steps = 0, refined_chunks = 0;  // for the optional path counters
-    for (int64_t c = 0; c < C; ++c, ++it) {
-      const int s = static_cast<int>(it % stages);
-      mbar_wait(&full[s], (it / stages) & 1);
+
+    // Everything about chunk c that needs no accumulator: the weight fragment decoded from the
+    // stage, and the first half of the per-thread tests.
+    struct Next {
+      uint32_t frag[4][4];
+      hopper::GroupVerdict v0, v1;
+      float inc0, inc1;
+    };
+    auto prepare = [&](uint32_t k_it, Next& nx) {
+      const int s = static_cast<int>(k_it % stages);
+      mbar_wait(&full[s], (k_it / stages) & 1);
       const uint8_t* st = smem + s * L::kBytes;
-      const uint32_t sw0 = *reinterpret_cast<const uint32_t*>(st + L::kS + scale_offset_in_tile(rt0));
-      const uint32_t sw1 = *reinterpret_cast<const uint32_t*>(st + L::kS + scale_offset_in_tile(rt1));
-      // The per-thread tests first: their temporaries die before the accumulators of the chain
-      // come alive (the other warpgroup's MMAs keep the tensor cores busy meanwhile).
       const GroupRec* gp = reinterpret_cast<const GroupRec*>(st + L::kG) + t;
       hopper::RowGroup grp;
       for (int g = 0; g < 4; ++g) grp.mag[g] = gp->mag[g];
       grp.lo = gp->lo;
       grp.hi = gp->hi;
       grp.spread = gp->spread;
+      grp.lo_max = gp->lo_max;
       grp.nan = gp->nan != 0;
-      const bool ok0 = hopper::group_is_fast(grp, hopper::weight_chunk(sw0), mn0, mx0);
-      const bool ok1 = hopper::group_is_fast(grp, hopper::weight_chunk(sw1), mn1, mx1);
-
+      const hopper::RowChunk w0 = weight_rec(reinterpret_cast<const WRec*>(st + L::kR) + rt0);
+      const hopper::RowChunk w1 = weight_rec(reinterpret_cast<const WRec*>(st + L::kR) + rt1);
+      nx.v0 = hopper::group_prepare(grp, w0);
+      nx.v1 = hopper::group_prepare(grp, w1);
+      nx.inc0 = hopper::group_acc_bound(grp, w0);
+      nx.inc1 = hopper::group_acc_bound(grp, w1);
+      const uint32_t sw0 = *reinterpret_cast<const uint32_t*>(st + L::kS + scale_offset_in_tile(rt0));
+      const uint32_t sw1 = *reinterpret_cast<const uint32_t*>(st + L::kS + scale_offset_in_tile(rt1));
       const uint4 wc = *reinterpret_cast<const uint4*>(st + L::kW + (h * 128 + tid) * 16);
       __half2 s0_01, s0_23, s1_01, s1_23;
       decode_scales(sw0, s0_01, s0_23);
       decode_scales(sw1, s1_01, s1_23);
-      uint32_t frag[4][4];
       const uint32_t words[4] = {wc.x, wc.y, wc.z, wc.w};
 #pragma unroll
       for (int g = 0; g < 4; ++g) {
         const __half2 a0 = g < 2 ? s0_01 : s0_23, a1 = g < 2 ? s1_01 : s1_23;
         const __half2 r0 = (g & 1) ? __high2half2(a0) : __low2half2(a0);
         const __half2 r1 = (g & 1) ? __high2half2(a1) : __low2half2(a1);
-        decode_block(words[g], r0, r1, frag[g]);
+        decode_block(words[g], r0, r1, nx.frag[g]);
       }
+    };
+
+    // Measured on the H200: preparing chunk c + 1 while chunk c's MMAs run (software pipelining)
+    // kept twice the fragment state alive and ran slower at 32..64 tokens per tile (register
+    // pressure), so each chunk is prepared, multiplied and applied in turn; the other consumer
+    // warpgroup's MMAs overlap this one's scalar work.
+    Next cur;
+    for (int64_t c = 0; c < C; ++c, ++it) {
+      prepare(it, cur);
+      const int s = static_cast<int>(it % stages);
+      const uint8_t* st = smem + s * L::kBytes;
       const uint64_t desc = desc_k_major_sw128(smem_addr(st + L::kA));
       __syncwarp();
       wgmma_fence();
-      Wgmma<BM>::mma_first(ch, frag[0], desc);
+      Wgmma<BM>::mma_first(ch, cur.frag[0], desc);
 #pragma unroll
-      for (int g = 1; g < 4; ++g) Wgmma<BM>::mma(ch, frag[g], desc + 2 * g, true);  // +32 bytes per k16
+      for (int g = 1; g < 4; ++g) Wgmma<BM>::mma(ch, cur.frag[g], desc + 2 * g, true);  // +32 bytes per k16
       wgmma_commit();
       wgmma_wait_all();
       fence_regs(ch);
+#pragma unroll
+      for (int g = 0; g < 4; ++g) fence_regs(cur.frag[g]);  // the MMAs read them until the wait
+      const bool ok0 = hopper::group_final(cur.v0, mn0, ub0), ok1 = hopper::group_final(cur.v1, mn1, ub1);
+      ub0 = __fadd_ru(ub0, cur.inc0);
+      ub1 = __fadd_ru(ub1, cur.inc1);
       if (ok0 && ok1) {
 #pragma unroll
         for (int i = 0; i < R; ++i) acc[i] = __fadd_rz(acc[i], ch[i]);
@@ -251,6 +295,10 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
           lc[i] = ch[i];
         }
         const TokenRec* trow = reinterpret_cast<const TokenRec*>(st + L::kT);
+        const hopper::RowChunk w0 = weight_rec(reinterpret_cast<const WRec*>(st + L::kR) + rt0);
+        const hopper::RowChunk w1 = weight_rec(reinterpret_cast<const WRec*>(st + L::kR) + rt1);
+        const uint32_t sw0 = *reinterpret_cast<const uint32_t*>(st + L::kS + scale_offset_in_tile(rt0));
+        const uint32_t sw1 = *reinterpret_cast<const uint32_t*>(st + L::kS + scale_offset_in_tile(rt1));
 #pragma unroll 1
         for (int i = 0; i < R; ++i) {
           const int j = i / 4, e = i % 2, row1 = (i / 2) % 2;
@@ -258,22 +306,22 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
           if (row1 ? ok1 : ok0) {
             la[i] = __fadd_rz(la[i], lc[i]);
           } else {
-            la[i] = refine_element(la[i], lc[i], trow + mi, hopper::weight_chunk(row1 ? sw1 : sw0), st + L::kA, mi, st + L::kW, h,
+            la[i] = refine_element(la[i], lc[i], trow + mi, row1 ? w1 : w0, st + L::kA, mi, st + L::kW, h,
                                    row1 ? rw1 : rw0, row1 ? sw1 : sw0, slow_steps);
           }
         }
 #pragma unroll
         for (int i = 0; i < R; ++i) acc[i] = la[i];
       }
-      mn0 = mn1 = 3.0e38f;
-      mx0 = mx1 = 0.0f;
+      // Smallest |acc| per row: four independent chains, then combined (latency, not count).
+      float m0[2] = {3.0e38f, 3.0e38f}, m1[2] = {3.0e38f, 3.0e38f};
 #pragma unroll
       for (int j = 0; j < BM / 8; ++j) {
-        mn0 = fminf(mn0, fminf(fabsf(acc[4 * j]), fabsf(acc[4 * j + 1])));
-        mx0 = fmaxf(mx0, fmaxf(fabsf(acc[4 * j]), fabsf(acc[4 * j + 1])));
-        mn1 = fminf(mn1, fminf(fabsf(acc[4 * j + 2]), fabsf(acc[4 * j + 3])));
-        mx1 = fmaxf(mx1, fmaxf(fabsf(acc[4 * j + 2]), fabsf(acc[4 * j + 3])));
+        m0[j % 2] = fminf(m0[j % 2], fminf(fabsf(acc[4 * j]), fabsf(acc[4 * j + 1])));
+        m1[j % 2] = fminf(m1[j % 2], fminf(fabsf(acc[4 * j + 2]), fabsf(acc[4 * j + 3])));
       }
+      mn0 = fminf(m0[0], m0[1]);
+      mn1 = fminf(m1[0], m1[1]);
       __syncwarp();
       if (lane == 0) mbar_arrive(&empty[s]);
     }

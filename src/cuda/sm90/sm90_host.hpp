@@ -12,6 +12,7 @@ namespace nvfp4::cuda::sm90 {
 
 struct DeviceWeights {
   DeviceBuffer<uint8_t> wq, sfw;
+  DeviceBuffer<WRec> wrec;
   int64_t n = 0, chunks = 0;
   Status upload(const Tensor& w) {
     const int64_t k64 = roundup(w.geom.cols16, 64), lda = k64 / 2;
@@ -20,7 +21,10 @@ struct DeviceWeights {
     n = w.geom.rows;
     chunks = k64 / 64;
     prepack_weight_codes(data.data(), n, lda, chunks, packed);
+    std::vector<WRec> recs;
+    prepack_weight_records(sf.data(), n, chunks, recs);
     NVFP4_TRY(cuda::upload(wq, packed.data(), packed.size()));
+    NVFP4_TRY(cuda::upload(wrec, recs.data(), recs.size()));
     return cuda::upload(sfw, sf.data(), sf.size());
   }
 };
@@ -47,6 +51,7 @@ struct DeviceActivations {
     g.grec = grec.get();
     g.wq = w.wq.get();
     g.sfw = w.sfw.get();
+    g.wrec = w.wrec.get();
     g.m = m;
     g.n = w.n;
     g.chunks = chunks;

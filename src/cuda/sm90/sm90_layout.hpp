@@ -3,9 +3,11 @@
 // the register order of the wgmma A fragment.
 #pragma once
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
+#include "../../model/hopper_exact.hpp"
 #include "nvfp4/format.hpp"
 
 namespace nvfp4::cuda::sm90 {
@@ -29,11 +31,22 @@ struct TokenRec {
 // hopper::RowGroup, for the per-thread test.
 struct GroupRec {
   float mag[4];
-  int16_t lo, hi, spread;
+  int16_t lo, hi, spread, lo_max;
   uint8_t nan;
-  uint8_t pad[9];
+  uint8_t pad[7];
 };
-static_assert(sizeof(TokenRec) == 32 && sizeof(GroupRec) == 32, "records are 32-byte aligned loads");
+// One weight row in one chunk: hopper::weight_chunk, precomputed when the weight is prepacked
+// (weights are static; the kernel would otherwise decode every scale byte of every row each time).
+// mag holds fp16 bit patterns; the values (0.75 * sig * 2^k) are exact in fp16 or +Inf (which fails
+// the chain test: conservative).
+struct WRec {
+  uint16_t mag[4];
+  int16_t lo, hi;
+  uint8_t nan;
+  uint8_t pad[3];
+};
+static_assert(sizeof(TokenRec) == 32 && sizeof(GroupRec) == 32 && sizeof(WRec) == 16, "records are aligned vector loads");
+constexpr int kWRecBytes = kTileN * static_cast<int>(sizeof(WRec));
 
 // Byte offset of row r's four chunk scales inside a 512-byte swizzle tile (§1 layout).
 inline constexpr int scale_offset_in_tile(int r) { return (r % 32) * 16 + ((r % 128) / 32) * 4; }
@@ -65,6 +78,36 @@ inline void prepack_weight_codes(const uint8_t* lo_first, int64_t n, int64_t pit
         }
       }
     }
+}
+
+// fp16 bits of a non-negative fp32 value, rounded up (+Inf past 65504).
+inline uint16_t f16_bits_up(float v) {
+  if (!(v <= 65504.0f)) return 0x7C00;
+  if (v == 0.0f) return 0;
+  int e = 0;
+  const double fr = std::frexp(static_cast<double>(v), &e);  // v = fr * 2^e, fr in [0.5, 1)
+  if (e - 1 < -14) return static_cast<uint16_t>(std::ceil(std::ldexp(static_cast<double>(v), 24)));  // subnormal
+  const double mant = std::ceil((fr * 2.0 - 1.0) * 1024.0);
+  if (mant >= 1024.0) return static_cast<uint16_t>((e - 1 + 1 + 15) << 10);
+  return static_cast<uint16_t>(((e - 1 + 15) << 10) | static_cast<int>(mant));
+}
+
+// The weight records [n tile][chunk][128 rows] from the 128x4 swizzled scales (rows padded to 128).
+inline void prepack_weight_records(const uint8_t* sf_swizzled, int64_t n, int64_t chunks, std::vector<WRec>& out) {
+  const int64_t ntiles = (n + kTileN - 1) / kTileN;
+  out.assign(static_cast<size_t>(ntiles * chunks * kTileN), WRec{});
+  for (int64_t nt = 0; nt < ntiles; ++nt)
+    for (int64_t c = 0; c < chunks; ++c)
+      for (int r = 0; r < kTileN; ++r) {
+        uint32_t sw;
+        std::memcpy(&sw, sf_swizzled + (nt * chunks + c) * kWScaleBytes + scale_offset_in_tile(r), 4);
+        const hopper::RowChunk rc = hopper::weight_chunk(sw);
+        WRec& w = out[static_cast<size_t>((nt * chunks + c) * kTileN + r)];
+        for (int g = 0; g < 4; ++g) w.mag[g] = f16_bits_up(rc.mag[g]);
+        w.lo = static_cast<int16_t>(rc.lo);
+        w.hi = static_cast<int16_t>(rc.hi);
+        w.nan = rc.nan;
+      }
 }
 
 }  // namespace nvfp4::cuda::sm90

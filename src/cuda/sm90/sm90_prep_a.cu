@@ -131,6 +131,7 @@ __global__ void __launch_bounds__(kMaxBm) sm90_prep_a(Sm90Prep p) {
     gr.lo = static_cast<int16_t>(grp.lo);
     gr.hi = static_cast<int16_t>(grp.hi);
     gr.spread = static_cast<int16_t>(grp.spread);
+    gr.lo_max = static_cast<int16_t>(grp.lo_max);
     gr.nan = grp.nan;
     p.grec[(tile * p.chunks + c) * 4 + i] = gr;
   }
