@@ -1,4 +1,4 @@
-// The P0 validation harness (the GB10 status report, NVFP4-SPEC.md §10), the synthetic inputs it
+// The P0 validation harness (the GB10 status report, docs/numerics.md §10), the synthetic inputs it
 // runs on, and the contract search behind `nvfp4 explain`.
 #pragma once
 #include <cstdint>

@@ -1,6 +1,6 @@
 // `nvfp4 validate`: the P0 harness. Quantizes seeded (or given) bf16 inputs exactly as ComfyUI does,
 // runs a candidate GEMM and a reference GEMM, and reports in the schema of the GB10 status report
-// (NVFP4-SPEC.md §10) with the extra evidence a mismatch needs: counts, coordinates, hex values,
+// (docs/numerics.md §10) with the extra evidence a mismatch needs: counts, coordinates, hex values,
 // ULP histograms, the contracts, and how sensitive each shape is to the reduction contract.
 #include <chrono>
 #include <cmath>
@@ -265,7 +265,7 @@ Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t 
     const std::string px = inputs_dir + "/" + l.name + ".x.npy";
     NVFP4_ASSIGN_OR_RETURN(x, read_activation(px, &p.m, l.k, l.k));
     in.set("source", inputs_dir).set("x", px);
-    // The weight as a ComfyUI checkpoint stores it (NVFP4-SPEC.md §7), when present:
+    // The weight as a ComfyUI checkpoint stores it (docs/numerics.md §7), when present:
     // <name>.weight.npy [N16][K16/2] u8 hi_first, <name>.weight_scale.npy swizzled u8,
     // <name>.weight_scale_2.npy f32 scalar. Otherwise <name>.w.npy in bf16, quantized here.
     const std::string pq = inputs_dir + "/" + l.name + ".weight.npy";
