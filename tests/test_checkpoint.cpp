@@ -294,7 +294,8 @@ TEST(Checkpoint, QuantizeCheckpointMatchesGoldenComfyCuda) {
   const std::vector<G> sets = {{"quant/quantize_main.json", "weight_normal"}, {"quant/quantize_main.json", "act_outliers"},
                                {"quant/quantize_edge.json", "misaligned_120x200"}, {"quant/quantize_edge.json", "tiny"},
                                {"quant/quantize_edge.json", "zero_blocks"}, {"quant/quantize_edge.json", "all_zero"}};
-  Blobs in;
+  // Three bytes first put every weight at an odd offset: the unaligned (copying) read path.
+  Blobs in = {{"odd", Blob{StDtype::kU8, {3}, {1, 2, 3}}}};
   for (const auto& s : sets) {
     auto g = GoldenFile::open(golden_path(s.file));
     ASSERT_TRUE(g.is_ok()) << g.status().message();

@@ -232,11 +232,14 @@ float f16_to_f32(uint16_t h) {
   return sign ? -mag : mag;
 }
 
-// The weight as bf16 patterns, copied out of the mapping (whose offsets need not be aligned).
-std::vector<uint16_t> weight_bf16(const SafetensorsFile& f, const StTensor& t) {
+// The weight as bf16 patterns: read in place from the mapping when it is bf16 at an aligned offset
+// (the usual case: no copy of the largest tensor), else converted into `w`.
+const uint16_t* weight_bf16(const SafetensorsFile& f, const StTensor& t, std::vector<uint16_t>& w) {
   const int64_t count = t.numel();
-  std::vector<uint16_t> w(static_cast<size_t>(count));
   const uint8_t* p = f.data(t);
+  if (t.dtype == StDtype::kBF16 && reinterpret_cast<uintptr_t>(p) % alignof(uint16_t) == 0)
+    return reinterpret_cast<const uint16_t*>(p);
+  w.resize(static_cast<size_t>(count));
   if (t.dtype == StDtype::kBF16) {
     std::memcpy(w.data(), p, static_cast<size_t>(count) * 2);
   } else if (t.dtype == StDtype::kF16) {
@@ -252,7 +255,7 @@ std::vector<uint16_t> weight_bf16(const SafetensorsFile& f, const StTensor& t) {
       w[i] = bf16_rn(v);
     }
   }
-  return w;
+  return w.data();
 }
 
 }  // namespace
@@ -328,8 +331,9 @@ Result<QuantizeCheckpointResult> quantize_checkpoint(const std::string& in, cons
     entries.push_back(StEntry{p->layer + ".weight", StDtype::kU8, {g.rows16, g.cols16 / 2}, nullptr,
                               [&, p, n, k]() -> Result<std::vector<uint8_t>> {
                                 const auto ts = elapsed();
-                                std::vector<uint16_t> w = weight_bf16(f, *p->w);
-                                auto q = quantize_linear_weight(w.data(), n, k, opt.threads);
+                                std::vector<uint16_t> converted;
+                                const uint16_t* w = weight_bf16(f, *p->w, converted);
+                                auto q = quantize_linear_weight(w, n, k, opt.threads);
                                 if (!q.is_ok())
                                   return invalid_argument("'" + in + "': tensor '" + p->w->name + "': " + q.status().message());
                                 p->q = std::move(q->t);
