@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cli_run.hpp"
 #include "nvfp4/cublaslt.hpp"
 #include "nvfp4/io.hpp"
 #include "nvfp4/quant.hpp"
@@ -13,27 +14,7 @@
 using namespace nvfp4;
 
 namespace {
-struct Run {
-  int code;
-  std::string out;
-};
-Run run(const std::string& args) {
-  const std::string cmd = std::string(NVFP4_CLI) + " " + args + " 2>&1";
-  Run r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-std::string tmp(const std::string& name) {
-  const auto d = std::filesystem::temp_directory_path() / "nvfp4_cli_test";
-  std::filesystem::create_directories(d);
-  return (d / name).string();
-}
+std::string tmp(const std::string& name) { return scratch("nvfp4_cli_test", name); }
 }  // namespace
 
 TEST(Cli, HelpVersionAndUnknown) {

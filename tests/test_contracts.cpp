@@ -1,4 +1,4 @@
-// Reduction contracts: text form, partition rules, merges (NVFP4-SPEC.md §4).
+// Reduction contracts: text form, partition rules, merges (docs/numerics.md §4).
 #include <gtest/gtest.h>
 
 #include "nvfp4/model.hpp"

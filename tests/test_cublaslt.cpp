@@ -1,4 +1,4 @@
-// The cuBLASLt call as comfy-kitchen makes it (NVFP4-SPEC.md §6), read back through cuBLASLt's own
+// The cuBLASLt call as comfy-kitchen makes it (docs/numerics.md §6), read back through cuBLASLt's own
 // getters; needs only the library, no GPU.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Formats (NVFP4-SPEC.md §1): E2M1 / E4M3 rounding, bf16, nibble orders, scale layouts, Tensor.
+// Formats (docs/numerics.md §1): E2M1 / E4M3 rounding, bf16, nibble orders, scale layouts, Tensor.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// The MMA model and the GEMM oracle against the golden vectors (NVFP4-SPEC.md §3, §4): every case
+// The MMA model and the GEMM oracle against the golden vectors (docs/numerics.md §3, §4): every case
 // of every group, through both the fast integer model and the independent long-double reference.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The fast MMA model and the GEMM oracle against the independent reference on random inputs,
-// adversarial scales and odd shapes (NVFP4-SPEC.md §3, §4).
+// adversarial scales and odd shapes (docs/numerics.md §3, §4).
 #include <gtest/gtest.h>
 
 #include <cmath>

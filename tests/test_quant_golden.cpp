@@ -1,4 +1,4 @@
-// Quantizers against every array of the golden quantization files (NVFP4-SPEC.md §2, golden §11):
+// Quantizers against every array of the golden quantization files (docs/numerics.md §2, golden §11):
 // each recipe, each global scale, packed bytes, swizzled scales and the comfy-cuda dequantization.
 #include <gtest/gtest.h>
 

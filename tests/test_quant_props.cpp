@@ -1,5 +1,5 @@
 // Quantizer properties beyond the golden files: bad input, options, threading, the GPU-arithmetic
-// emulations (NVFP4-SPEC.md §2).
+// emulations (docs/numerics.md §2).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
 // The cuBLASLt reference path: the NVFP4 GEMM issued exactly as comfy-kitchen issues it
-// (NVFP4-SPEC.md §6), a probe that reads back the plan cuBLASLt chose, and plan forcing.
+// (docs/numerics.md §6), a probe that reads back the plan cuBLASLt chose, and plan forcing.
 // cuBLASLt is loaded at run time (dlopen): the library and CLI start and report clearly where it
 // is absent or where the GPU has no NVFP4 cuBLASLt kernels (anything but compute capability 10.x/12.x).
 #pragma once

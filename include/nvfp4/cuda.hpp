@@ -34,7 +34,7 @@ CudaInfo cuda_info();
 Result<DeviceInfo> cuda_device();
 
 // ---------------------------------------------------------------------------------------------
-// GPU quantizer, recipe comfy-cuda (NVFP4-SPEC.md §2.1) with the real PTX instructions.
+// GPU quantizer, recipe comfy-cuda (docs/numerics.md §2.1) with the real PTX instructions.
 Result<Tensor> quantize_gpu(const uint16_t* x, int64_t rows, int64_t cols, float global_scale,
                             const QuantizeOptions& opt);
 

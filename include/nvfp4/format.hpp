@@ -1,5 +1,5 @@
 // NVFP4 formats: E2M1 codes, UE4M3 block scales, bf16, nibble orders, scale layouts.
-// Every rule here implements NVFP4-SPEC.md §1 (formats) unless a comment names another section.
+// Every rule here implements docs/numerics.md §1 (formats) unless a comment names another section.
 #pragma once
 #include <cmath>
 #include <cstdint>

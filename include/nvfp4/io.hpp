@@ -13,6 +13,8 @@
 
 namespace nvfp4 {
 
+namespace detail { struct JsonParser; }
+
 // ---------------------------------------------------------------------------------------------
 // JSON: a small value type with an exact parser and a deterministic writer (keys keep insertion
 // order so reports diff cleanly).
@@ -47,9 +49,12 @@ class Json {
   size_t size() const { return type_ == Type::kArray ? arr_.size() : obj_.size(); }
 
   std::string dump(int indent = 1) const;
+  // Strict about what files can smuggle in: a key repeated in one object is an error (a safetensors
+  // header naming one tensor twice must not silently keep the last entry).
   static Result<Json> parse(std::string_view text);
 
  private:
+  friend struct detail::JsonParser;
   void dump_to(std::string& out, int indent, int depth) const;
   Type type_ = Type::kNull;
   bool b_ = false;

@@ -1,4 +1,4 @@
-// The bit-exact CPU model of the SM120/SM121 block-scaled MMA (NVFP4-SPEC.md §3) and the GEMM
+// The bit-exact CPU model of the SM120/SM121 block-scaled MMA (docs/numerics.md §3) and the GEMM
 // oracle with explicit reduction contracts and epilogues (§4).
 #pragma once
 #include <cstdint>

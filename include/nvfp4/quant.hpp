@@ -1,5 +1,5 @@
 // Quantization bit-identical to ComfyUI's (comfy-kitchen) recipes, and dequantization
-// (NVFP4-SPEC.md §2).
+// (docs/numerics.md §2).
 #pragma once
 #include <cstdint>
 #include <string_view>

@@ -1,4 +1,4 @@
-// The P0 validation harness (the GB10 status report, NVFP4-SPEC.md §10), the synthetic inputs it
+// The P0 validation harness (the GB10 status report, docs/numerics.md §10), the synthetic inputs it
 // runs on, and the contract search behind `nvfp4 explain`.
 #pragma once
 #include <cstdint>
@@ -48,6 +48,12 @@ struct LayerProblem {
 // Synthetic inputs are seeded per linear name, so one linear gets the same tensors whether it is
 // validated alone or with the others. inputs_dir: read <dir>/<name>.x.npy and <dir>/<name>.w.npy.
 Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t seed, const std::string& inputs_dir);
+// A real layer: the NVFP4 weight of `layer` in a ComfyUI checkpoint (docs/numerics.md §7) as stored,
+// its input_scale as the static activation scale when it has one (else the dynamic one), and the
+// activation from `x_npy` (a bf16 [M][K] .npy, or a directory holding <layer>.x.npy) or, when
+// empty, synthetic [rows][K] seeded by the layer name.
+Result<LayerProblem> prepare_checkpoint_layer(const std::string& checkpoint, const std::string& layer, int64_t rows,
+                                              uint64_t seed, const std::string& x_npy);
 
 // ---------------------------------------------------------------------------------------------
 // A side of the comparison: where the GEMM runs and under which contract.
@@ -70,6 +76,7 @@ struct ValidateOptions {
   int64_t sample = 4096;             // outputs checked when a side is sampled
   std::string out_dir = "validate-out";
   std::string inputs_dir;            // <linear>.x.npy / <linear>.w.npy bf16 instead of synthetic
+  std::string checkpoint, layer;     // validate this checkpoint layer (then inputs_dir may name the x .npy)
   ReductionContract sensitivity = ReductionContract::split_k(2, 256, PartitionRule::kCublas, MergeMode::kFp32);
   std::function<void(const std::string&)> progress;  // human progress lines
 };

@@ -1,4 +1,4 @@
-// e2m1_rn_sat (NVFP4-SPEC.md §1) as integer arithmetic on an fp32 pattern, shared by the GPU
+// e2m1_rn_sat (docs/numerics.md §1) as integer arithmetic on an fp32 pattern, shared by the GPU
 // quantizer and the host test that checks it against the threshold definition:
 //  - |v| >= 1: E2M1's normal codes are fp32's exponent and top mantissa bit; adding the rebias,
 //    2^21 - 1 and the kept bit's parity rounds to nearest-even in one integer add (then >> 22;

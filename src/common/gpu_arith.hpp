@@ -1,5 +1,5 @@
 // mul.ftz.f32 on fp32 bit patterns, branch-free: the one CPU emulation of the GPU multiply the
-// comfy-cuda recipe runs (NVFP4-SPEC.md §2.1 "Notation"). Subnormal inputs and results become a
+// comfy-cuda recipe runs (docs/numerics.md §2.1 "Notation"). Subnormal inputs and results become a
 // zero of their sign; any NaN result is the GPU's positive canonical NaN 0x7FFFFFFF.
 #pragma once
 #include <cstdint>

@@ -1,4 +1,4 @@
-// cuBLASLt NVFP4 reference call (NVFP4-SPEC.md §6), loaded with dlopen so nothing links to it.
+// cuBLASLt NVFP4 reference call (docs/numerics.md §6), loaded with dlopen so nothing links to it.
 #include "nvfp4/cublaslt.hpp"
 
 #if defined(NVFP4_WITH_CUDA)
@@ -170,7 +170,7 @@ struct Call {
   }
 };
 
-// comfy-kitchen's scaled_mm_nvfp4, NVFP4-SPEC.md §6: cuBLAS m = N (weight rows), n = M, k = K.
+// comfy-kitchen's scaled_mm_nvfp4, docs/numerics.md §6: cuBLAS m = N (weight rows), n = M, k = K.
 Status build_call(Call& call, int64_t M, int64_t N, int64_t K, const CublasLtPlanRequest& req, cudaDataType_t d_type,
                   const void* a_scales, const void* b_scales, const void* bias) {
   const Api& x = api();
@@ -346,7 +346,7 @@ Result<CublasLtOutput> cublaslt_gemm(const Tensor& a, const Tensor& w, float alp
   req.requested = std::max(req.requested, req.heuristic_index + 1);
   const int64_t M = a.geom.rows16, N = w.geom.rows16, K = a.geom.cols16;
   // Both operands must share one nibble order; cuBLAS reads lo_first (ComfyUI passes hi_first
-  // bytes for both, which gives the same products: NVFP4-SPEC.md §1).
+  // bytes for both, which gives the same products: docs/numerics.md §1).
   const Tensor al = a.with(NibbleOrder::kLoFirst, ScaleLayout::kSwizzled128x4);
   const Tensor wl = w.with(NibbleOrder::kLoFirst, ScaleLayout::kSwizzled128x4);
   cuda::DeviceBuffer<uint8_t> da, dw, dsa, dsw, ws;

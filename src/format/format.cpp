@@ -1,4 +1,4 @@
-// Formats: E4M3 rounding, nibble orders, scale layouts, the Tensor type (NVFP4-SPEC.md §1).
+// Formats: E4M3 rounding, nibble orders, scale layouts, the Tensor type (docs/numerics.md §1).
 #include "nvfp4/format.hpp"
 
 #include <cmath>

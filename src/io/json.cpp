@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cctype>
+#include <string_view>
+#include <unordered_set>
 
 #include "nvfp4/io.hpp"
 
@@ -109,8 +111,8 @@ std::string Json::dump(int indent) const {
   return out;
 }
 
-namespace {
-struct Parser {
+namespace detail {
+struct JsonParser {
   std::string_view s;
   size_t i = 0;
   std::string err;
@@ -162,16 +164,20 @@ struct Parser {
       out = Json::object();
       ws();
       if (i < s.size() && s[i] == '}') { ++i; return true; }
+      // Members are appended directly (set() is a linear search): a header with thousands of
+      // tensors stays linear, and the set catches repeated keys.
+      std::unordered_set<std::string> seen;
       for (;;) {
         ws();
         std::string k;
         if (!str(k)) return false;
+        if (!seen.insert(k).second) return fail("duplicate key '" + k + "'");
         ws();
         if (i >= s.size() || s[i] != ':') return fail("expected ':'");
         ++i;
         Json v;
         if (!value(v, depth + 1)) return false;
-        out.set(k, std::move(v));
+        out.obj_.emplace_back(std::move(k), std::move(v));
         ws();
         if (i < s.size() && s[i] == ',') { ++i; continue; }
         if (i < s.size() && s[i] == '}') { ++i; return true; }
@@ -216,10 +222,10 @@ struct Parser {
     return true;
   }
 };
-}  // namespace
+}  // namespace detail
 
 Result<Json> Json::parse(std::string_view text) {
-  Parser p{text, 0, {}};
+  detail::JsonParser p{text, 0, {}};
   Json out;
   if (!p.value(out, 0)) return io_error("invalid JSON: " + p.err);
   p.ws();

@@ -1,4 +1,4 @@
-// Reduction contracts and epilogues (NVFP4-SPEC.md §4).
+// Reduction contracts and epilogues (docs/numerics.md §4).
 #include <charconv>
 #include <cmath>
 

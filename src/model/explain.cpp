@@ -1,5 +1,5 @@
 // `nvfp4 explain`: which reduction contract reproduces a reference output bit for bit
-// (NVFP4-SPEC.md §4). Every candidate is screened on a sample of outputs in one oracle pass (the
+// (docs/numerics.md §4). Every candidate is screened on a sample of outputs in one oracle pass (the
 // oracle shares group sums and common slices between contracts); the survivors are then checked
 // on every output.
 #include <algorithm>

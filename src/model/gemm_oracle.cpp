@@ -1,5 +1,5 @@
 // The GEMM oracle: D = A · W^T chained through the §3 MMA model under one or more reduction
-// contracts (NVFP4-SPEC.md §4), multithreaded, with exact integer group sums (AVX2 where present).
+// contracts (docs/numerics.md §4), multithreaded, with exact integer group sums (AVX2 where present).
 #include <algorithm>
 #include <array>
 #include <cstring>

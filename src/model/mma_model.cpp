@@ -1,4 +1,4 @@
-// The fast, integer model of one block-scaled MMA (NVFP4-SPEC.md §3): exact group sums from E2M1
+// The fast, integer model of one block-scaled MMA (docs/numerics.md §3): exact group sums from E2M1
 // codes, then mma_step.hpp's accumulation.
 #include "chunk.hpp"
 #include "mma_step.hpp"

@@ -1,6 +1,6 @@
 // One output element of the SM120/SM121 block-scaled MMA
 //   mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3
-// given the four exact 16-element group sums. This is the model of NVFP4-SPEC.md §3 (MMA-Sim's,
+// given the four exact 16-element group sums. This is the model of docs/numerics.md §3 (MMA-Sim's,
 // with the probed zero rule) in integer arithmetic, shared by the CPU oracle and the GPU kernels
 // so every backend runs the very same rounding steps.
 #pragma once

@@ -1,4 +1,4 @@
-// A second, independent evaluation of NVFP4-SPEC.md §3, written straight from the spec's steps in
+// A second, independent evaluation of docs/numerics.md §3, written straight from the spec's steps in
 // long double arithmetic (64-bit significand: every intermediate below is exact), with the final
 // round-toward-zero done by the FPU's own rounding mode rather than by bit manipulation. It shares
 // no code with mma_step.hpp on purpose: the two must agree bit for bit.

@@ -1,4 +1,4 @@
-// Recipe comfy-cuda: the shipped comfy-kitchen CUDA kernel, step for step (NVFP4-SPEC.md §2.1).
+// Recipe comfy-cuda: the shipped comfy-kitchen CUDA kernel, step for step (docs/numerics.md §2.1).
 #include <cfloat>
 
 #if defined(__x86_64__)

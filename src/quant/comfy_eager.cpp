@@ -1,4 +1,4 @@
-// Recipe comfy-eager: comfy-kitchen's PyTorch quantize_nvfp4 (NVFP4-SPEC.md §2.2), on CPU tensors
+// Recipe comfy-eager: comfy-kitchen's PyTorch quantize_nvfp4 (docs/numerics.md §2.2), on CPU tensors
 // (IEEE division, x86 NaN propagation) and on CUDA tensors (x * fl32(1/6), canonical NaNs).
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// CPU emulations of the GPU arithmetic the comfy-cuda recipe runs (NVFP4-SPEC.md §2.1 "Notation"
+// CPU emulations of the GPU arithmetic the comfy-cuda recipe runs (docs/numerics.md §2.1 "Notation"
 // and "rcp.approx off the GPU").
 #include <cmath>
 #include <cstring>

@@ -1,5 +1,5 @@
 // Driver shared by every recipe: argument checks, zero padding to 16, block loop over rows on all
-// cores, nibble packing and scale placement (NVFP4-SPEC.md §1 "Tensor shapes", §2).
+// cores, nibble packing and scale placement (docs/numerics.md §1 "Tensor shapes", §2).
 #include <cmath>
 #include <cstring>
 

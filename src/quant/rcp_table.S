@@ -1,4 +1,4 @@
-/* The measured rcp.approx.ftz.f32 table (NVFP4-SPEC.md §2.1), embedded byte for byte. */
+/* The measured rcp.approx.ftz.f32 table (docs/numerics.md §2.1), embedded byte for byte. */
     .section .rodata
     .balign 64
     .globl nvfp4_rcp_table_begin

@@ -1,4 +1,4 @@
-// One 16-element block through each ComfyUI recipe (NVFP4-SPEC.md §2.1, §2.2). Internal.
+// One 16-element block through each ComfyUI recipe (docs/numerics.md §2.1, §2.2). Internal.
 #pragma once
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-// MiniMax H3 shapes and seeded synthetic tensors (NVFP4-SPEC.md §8).
+// MiniMax H3 shapes and seeded synthetic tensors (docs/numerics.md §8).
 #include <cmath>
 #include <sstream>
 

@@ -1,13 +1,15 @@
 // `nvfp4 validate`: the P0 harness. Quantizes seeded (or given) bf16 inputs exactly as ComfyUI does,
 // runs a candidate GEMM and a reference GEMM, and reports in the schema of the GB10 status report
-// (NVFP4-SPEC.md §10) with the extra evidence a mismatch needs: counts, coordinates, hex values,
+// (docs/numerics.md §10) with the extra evidence a mismatch needs: counts, coordinates, hex values,
 // ULP histograms, the contracts, and how sensitive each shape is to the reduction contract.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "nvfp4/checkpoint.hpp"
 #include "nvfp4/cublaslt.hpp"
 #include "nvfp4/cuda.hpp"
 #include "nvfp4/quant.hpp"
@@ -229,6 +231,24 @@ std::string device_string(const std::vector<Backend>& cands, const Backend& ref,
   return model + " (" + std::to_string(std::thread::hardware_concurrency()) + " threads)";
 }
 
+uint64_t name_hash(const std::string& name) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a of the name: per-linear seeds
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+// A bf16 [M][K] activation with k_min <= K <= k_max (a checkpoint fixes only the padded width).
+Result<std::vector<uint16_t>> read_activation(const std::string& path, int64_t* m, int64_t k_min, int64_t k_max) {
+  NVFP4_ASSIGN_OR_RETURN(NpyArray ax, read_npy(path));
+  const std::string want = k_min == k_max ? std::to_string(k_min) : std::to_string(k_min) + ".." + std::to_string(k_max);
+  if (ax.dtype != "u2" || ax.shape.size() != 2 || ax.shape[0] <= 0 || ax.shape[1] < k_min || ax.shape[1] > k_max)
+    return invalid_argument("'" + path + "' must be a bf16 [M][" + want + "] array");
+  *m = ax.shape[0];
+  std::vector<uint16_t> x(ax.bytes.size() / 2);
+  std::memcpy(x.data(), ax.bytes.data(), ax.bytes.size());
+  return x;
+}
+
 }  // namespace
 
 Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t seed, const std::string& inputs_dir) {
@@ -237,8 +257,7 @@ Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t 
   std::vector<uint16_t> x, w;
   Json in = Json::object();
   if (inputs_dir.empty()) {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a of the name: per-linear seeds
-    for (unsigned char c : l.name) h = (h ^ c) * 1099511628211ull;
+    const uint64_t h = name_hash(l.name);
     const uint64_t sx = seed ^ h, sw = seed ^ (h * 31 + 7);
     p.m = rows;
     x = synthetic_activation(rows, l.k, sx);
@@ -247,14 +266,9 @@ Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t 
     in.set("activation", "N(0,1)*N(0,1) * 2^U{-3..3} per channel, ~1% outlier channels x32").set("weight", "N(0,0.02) * 2^U{-2..2} per row");
   } else {
     const std::string px = inputs_dir + "/" + l.name + ".x.npy";
-    NVFP4_ASSIGN_OR_RETURN(NpyArray ax, read_npy(px));
-    if (ax.dtype != "u2" || ax.shape.size() != 2 || ax.shape[1] != l.k)
-      return invalid_argument("'" + px + "' must be a bf16 [M][" + std::to_string(l.k) + "] array");
-    p.m = ax.shape[0];
-    x.resize(ax.bytes.size() / 2);
-    std::memcpy(x.data(), ax.bytes.data(), ax.bytes.size());
+    NVFP4_ASSIGN_OR_RETURN(x, read_activation(px, &p.m, l.k, l.k));
     in.set("source", inputs_dir).set("x", px);
-    // The weight as a ComfyUI checkpoint stores it (NVFP4-SPEC.md §7), when present:
+    // The weight as a ComfyUI checkpoint stores it (docs/numerics.md §7), when present:
     // <name>.weight.npy [N16][K16/2] u8 hi_first, <name>.weight_scale.npy swizzled u8,
     // <name>.weight_scale_2.npy f32 scalar. Otherwise <name>.w.npy in bf16, quantized here.
     const std::string pq = inputs_dir + "/" + l.name + ".weight.npy";
@@ -300,9 +314,58 @@ Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t 
   return p;
 }
 
+Result<LayerProblem> prepare_checkpoint_layer(const std::string& checkpoint, const std::string& layer, int64_t rows,
+                                              uint64_t seed, const std::string& x_npy) {
+  NVFP4_ASSIGN_OR_RETURN(SafetensorsFile f, SafetensorsFile::open(checkpoint));
+  NVFP4_ASSIGN_OR_RETURN(CheckpointLayer cl, checkpoint_layer(f, layer));
+  if (cl.format != "nvfp4")
+    return unsupported("'" + checkpoint + "': layer '" + layer + "' has format '" + cl.format + "'; only nvfp4 layers are validated");
+  // ComfyUI multiplies the activation by pre_quant_scale before quantizing it; that step is not
+  // modelled here, so such a layer is refused rather than validated on the wrong inputs.
+  if (cl.has_pre_quant_scale)
+    return unsupported("'" + checkpoint + "': layer '" + layer + "' has a pre_quant_scale, which validate does not apply");
+  LayerProblem p;
+  Json in = Json::object();
+  in.set("source", "checkpoint").set("checkpoint", checkpoint).set("layer", layer);
+  std::vector<uint16_t> x;
+  int64_t k = cl.k;
+  if (x_npy.empty()) {
+    p.m = rows;
+    x = synthetic_activation(rows, k, seed ^ name_hash(layer));
+    in.set("activation", "synthetic: N(0,1)*N(0,1) * 2^U{-3..3} per channel, ~1% outlier channels x32").set("seed", static_cast<int64_t>(seed));
+  } else {
+    std::error_code ec;
+    const std::string px = std::filesystem::is_directory(x_npy, ec) ? x_npy + "/" + layer + ".x.npy" : x_npy;
+    NVFP4_ASSIGN_OR_RETURN(x, read_activation(px, &p.m, cl.k16 - 15, cl.k16));
+    k = static_cast<int64_t>(x.size()) / p.m;
+    in.set("x", px);
+  }
+  p.shape = LinearShape{layer, cl.n, k};
+  NVFP4_ASSIGN_OR_RETURN(p.w, load_nvfp4_weight(f, cl, cl.n, k));
+  p.s_w = cl.weight_scale_2;
+  p.s_x = cl.has_input_scale ? cl.input_scale : global_scale_dynamic(x.data(), static_cast<int64_t>(x.size()));
+  p.alpha = p.s_x * p.s_w;  // f32_rn, §2.4
+  QuantizeOptions qo;
+  qo.pad = true;
+  NVFP4_ASSIGN_OR_RETURN(p.a, quantize(x.data(), p.m, k, p.s_x, qo));
+  p.x = std::move(x);
+  in.set("weight", layer + ".weight (" + std::string(to_string(cl.scale_dtype)) + " scales)");
+  in.set("quantization", std::string("comfy-cuda activation, s_x = ") +
+                             (cl.has_input_scale ? "the layer's input_scale (static)" : "f32(bf16(amax(x)/2688)) (dynamic)") +
+                             "; weight, weight_scale, weight_scale_2 from the checkpoint");
+  if (cl.has_bias) in.set("bias_note", "the layer's bias is not part of the compared GEMM (raw and alpha-before-bf16 outputs)");
+  in.set("s_x", hex32(f32_bits(p.s_x))).set("s_w", hex32(f32_bits(p.s_w))).set("alpha", hex32(f32_bits(p.alpha)));
+  p.inputs = in;
+  return p;
+}
+
 Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
   ValidateOptions opt = opt_in;
   if (opt.rows <= 0) return invalid_argument("--rows must be positive");
+  if (!opt.checkpoint.empty()) {
+    if (opt.layer.empty()) return invalid_argument("--checkpoint needs --layer NAME");
+    opt.linears = {LinearShape{opt.layer, 0, 0}};  // the real shape comes from the file
+  }
   if (opt.linears.empty()) return invalid_argument("no linears to validate");
   if (opt.candidates.empty()) {
     for (GpuGemmKernel k : available_gpu_kernels()) {
@@ -349,11 +412,16 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
   const auto t_all = Clock::now();
 
   for (size_t li = 0; li < opt.linears.size(); ++li) {
-    const LinearShape& l = opt.linears[li];
-    const std::string tag = "[" + std::to_string(li + 1) + "/" + std::to_string(opt.linears.size()) + "] " + l.name;
+    const std::string tag = "[" + std::to_string(li + 1) + "/" + std::to_string(opt.linears.size()) + "] " + opt.linears[li].name;
     Problem p;
     auto t0 = Clock::now();
-    NVFP4_ASSIGN_OR_RETURN(static_cast<LayerProblem&>(p), prepare_layer(l, opt.rows, opt.seed, opt.inputs_dir));
+    if (opt.checkpoint.empty()) {
+      NVFP4_ASSIGN_OR_RETURN(static_cast<LayerProblem&>(p), prepare_layer(opt.linears[li], opt.rows, opt.seed, opt.inputs_dir));
+    } else {
+      NVFP4_ASSIGN_OR_RETURN(static_cast<LayerProblem&>(p),
+                             prepare_checkpoint_layer(opt.checkpoint, opt.layer, opt.rows, opt.seed, opt.inputs_dir));
+    }
+    const LinearShape& l = p.shape;
     p.sample = sample_coords(p.m, l.n, opt.sample, opt.seed ^ (0x1000 + li));
     say(tag + ": inputs and quantization " + std::to_string(seconds_since(t0)).substr(0, 5) + " s; reference " +
         opt.reference.describe() + " ...");

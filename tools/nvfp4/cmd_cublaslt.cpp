@@ -1,4 +1,4 @@
-// nvfp4 probe-cublaslt: the plan cuBLASLt picks for ComfyUI's NVFP4 call (NVFP4-SPEC.md §6)
+// nvfp4 probe-cublaslt: the plan cuBLASLt picks for ComfyUI's NVFP4 call (docs/numerics.md §6)
 #include <cstdio>
 
 #include "args.hpp"

@@ -27,6 +27,10 @@ const char* kHelp =
     "  --sample N            outputs compared when a side is sampled (default 4096)\n"
     "  --inputs DIR          read DIR/<linear>.x.npy (bf16 activation) and the weight as checkpoint arrays\n"
     "                        (<linear>.weight.npy, .weight_scale.npy, .weight_scale_2.npy) or bf16 <linear>.w.npy\n"
+    "  --checkpoint FILE     validate a real layer of a ComfyUI NVFP4 checkpoint (.safetensors) ...\n"
+    "  --layer NAME          ... this one: its stored weight, scales and input_scale (if any); the activation\n"
+    "                        is synthetic ([--rows][K]) unless --inputs names a bf16 [M][K] x.npy (or a DIR\n"
+    "                        with NAME.x.npy)\n"
     "  --out DIR             where the JSON reports go (default validate-out)\n"
     "  --quiet               no progress lines\n"
     "Contracts: sequential | split_k:S[:grain=G][:cublas|cutlass][:fp32|bf16_partials|bf16_serial]\n";
@@ -48,7 +52,8 @@ std::string fmt(double v) {
 
 int cmd_validate(int argc, char** argv) {
   auto args = Args::parse(argc, argv, 2, {"quiet", "help"},
-                          {"rows", "linear", "shapes", "seed", "candidate", "reference", "sensitivity", "sample", "inputs", "out"});
+                          {"rows", "linear", "shapes", "seed", "candidate", "reference", "sensitivity", "sample", "inputs", "out",
+                           "checkpoint", "layer"});
   if (!args.is_ok()) return fail("validate", args.status());
   if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
   ValidateOptions opt;
@@ -66,6 +71,12 @@ int cmd_validate(int argc, char** argv) {
   opt.out_dir = args->get("out", "validate-out");
   opt.inputs_dir = args->get("inputs");
   if (args->has("linear") && args->has("shapes")) return fail("validate", invalid_argument("give --linear or --shapes, not both"));
+  opt.checkpoint = args->get("checkpoint");
+  opt.layer = args->get("layer");
+  if (args->has("checkpoint") != args->has("layer"))
+    return fail("validate", invalid_argument("--checkpoint and --layer go together"));
+  if (args->has("checkpoint") && (args->has("linear") || args->has("shapes")))
+    return fail("validate", invalid_argument("--checkpoint takes its shape from the file; drop --linear/--shapes"));
   if (args->has("linear") || args->has("shapes")) {
     auto shapes = parse_shapes(args->get(args->has("linear") ? "linear" : "shapes"));
     if (!shapes.is_ok()) return fail("validate", shapes.status());

@@ -15,6 +15,8 @@ const char* kHelp =
     "  validate         the P0 harness: candidate vs reference GEMM on the MiniMax H3 linears, JSON report\n"
     "  explain          find the reduction contract that reproduces a reference output bit for bit\n"
     "  quantize         bf16 -> NVFP4 with a ComfyUI recipe (comfy-cuda, comfy-eager-cuda, comfy-eager-cpu)\n"
+    "  inspect          the layers of a ComfyUI checkpoint (.safetensors): format, shape, global scales, bytes\n"
+    "  quantize-checkpoint  bf16 Linear weights of a .safetensors -> ComfyUI NVFP4 layers (comfy-cuda, bit-exact)\n"
     "  probe-cublaslt   the plan cuBLASLt picks for ComfyUI's NVFP4 call, and which contract it follows\n"
     "  bench            timings of the GPU kernels against cuBLAS bf16 in the same process\n"
     "  version          library version, CUDA runtime and driver, GPUs found\n"
@@ -35,6 +37,8 @@ int main(int argc, char** argv) {
   if (cmd == "explain") return cmd_explain(argc, argv);
   if (cmd == "probe-cublaslt") return cmd_probe_cublaslt(argc, argv);
   if (cmd == "bench") return cmd_bench(argc, argv);
+  if (cmd == "inspect") return cmd_inspect(argc, argv);
+  if (cmd == "quantize-checkpoint") return cmd_quantize_checkpoint(argc, argv);
   std::fprintf(stderr, "nvfp4: error: unknown command '%s' (see nvfp4 --help)\n", cmd.c_str());
   return 2;
 }

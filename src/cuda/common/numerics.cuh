@@ -8,7 +8,7 @@
 
 namespace nvfp4::cuda {
 
-// mul.rn.ftz.f32: IEEE multiply, subnormal inputs and outputs flushed (NVFP4-SPEC.md §2.1 fmul_ftz)
+// mul.rn.ftz.f32: IEEE multiply, subnormal inputs and outputs flushed (docs/numerics.md §2.1 fmul_ftz)
 __device__ __forceinline__ float fmul_rn_ftz(float a, float b) {
   float d;
   asm("mul.rn.ftz.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
@@ -63,7 +63,7 @@ __device__ __forceinline__ uint16_t bf16_rn(float f) {
 }
 __device__ __forceinline__ float bf16_to_f32(uint16_t h) { return __uint_as_float(static_cast<uint32_t>(h) << 16); }
 
-// comfy-cuda steps 2-6 (NVFP4-SPEC.md §2.1) for one 16-element block with the given amax: the
+// comfy-cuda steps 2-6 (docs/numerics.md §2.1) for one 16-element block with the given amax: the
 // UE4M3 scale byte and the encode factor e that step 7 multiplies every element by.
 struct BlockEncoding {
   uint8_t sf;

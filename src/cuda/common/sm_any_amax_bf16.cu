@@ -1,5 +1,5 @@
 // max |x| over a bf16 tensor, NaN skipped: the reduction behind the dynamic activation scale
-// (NVFP4-SPEC.md §2.4). On sign-cleared bf16 patterns integer order is value order, so the max is an
+// (docs/numerics.md §2.4). On sign-cleared bf16 patterns integer order is value order, so the max is an
 // unsigned max and the result is exact; one atomicMax per warp.
 #include <cuda_runtime.h>
 

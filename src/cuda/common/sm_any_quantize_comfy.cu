@@ -1,4 +1,4 @@
-// bf16 -> NVFP4 with recipe comfy-cuda (NVFP4-SPEC.md §2.1), the shipped comfy-kitchen kernel's
+// bf16 -> NVFP4 with recipe comfy-cuda (docs/numerics.md §2.1), the shipped comfy-kitchen kernel's
 // instruction sequence. Loads are not the limit here, instruction issue is (a variant that skips
 // the loads runs as long), so the per-element work is kept small:
 //  - one thread per 16-element block: two 16-byte loads, one 8-byte store, the scale math once;

@@ -1,4 +1,4 @@
-// The 128x4 block-scale swizzle (NVFP4-SPEC.md §1) on the device.
+// The 128x4 block-scale swizzle (docs/numerics.md §1) on the device.
 #pragma once
 #include <cstdint>
 

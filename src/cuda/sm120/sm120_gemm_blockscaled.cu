@@ -80,7 +80,7 @@ __device__ __forceinline__ void mma_emulated(float (&d)[4], const uint32_t (&a)[
 }
 
 // Streaming A producer: the warp's A fragment and SF_A register for chunk q, quantized here from
-// bf16 x with the comfy-cuda recipe (the same steps as the quantizer kernel, NVFP4-SPEC.md §2.1).
+// bf16 x with the comfy-cuda recipe (the same steps as the quantizer kernel, docs/numerics.md §2.1).
 // Register X of lane (g, t) holds row g + 8 (X & 1), K 32 (X >> 1) + 8t .. +7: half of block
 // 2 (X >> 1) + t / 2, whose other half sits in lane t ^ 1; one shuffle completes the block's amax.
 __device__ __forceinline__ void produce_a_stream(const GemmOperands& op, int64_t m0, int64_t q, float s_x, float rcp_s,
