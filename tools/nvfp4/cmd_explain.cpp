@@ -43,85 +43,87 @@ Result<std::vector<int>> int_list(const std::string& s) {
   if (out.empty()) return invalid_argument("empty list");
   return out;
 }
-}  // namespace
 
-int cmd_explain(int argc, char** argv) {
-  auto args = Args::parse(argc, argv, 2, {"json", "plant-raw", "help"},
-                          {"linear", "rows", "seed", "inputs", "reference", "dtype", "plant", "plant-epilogue",
-                           "save-reference", "splits", "grains", "sample"});
-  if (!args.is_ok()) return fail("explain", args.status());
-  if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
-  if (!args->has("linear")) return fail("explain", invalid_argument("--linear is required (see --help)"));
+Result<Args> parse_args(int argc, char** argv) {
+  return Args::parse(argc, argv, 2, {"json", "plant-raw", "help"},
+                     {"linear", "rows", "seed", "inputs", "reference", "dtype", "plant", "plant-epilogue",
+                      "save-reference", "splits", "grains", "sample"});
+}
+
+// The search and its JSON report; the printing is cmd_explain's.
+Result<Json> explain_json(const Args& args_ref) {
+  const Args* args = &args_ref;
+  if (!args->has("linear")) return invalid_argument("--linear is required (see --help)");
   if (args->has("reference") == args->has("plant"))
-    return fail("explain", invalid_argument("give exactly one of --reference FILE or --plant CONTRACT"));
+    return invalid_argument("give exactly one of --reference FILE or --plant CONTRACT");
   auto shapes = parse_shapes(args->get("linear"));
-  if (!shapes.is_ok()) return fail("explain", shapes.status());
-  if (shapes->size() != 1) return fail("explain", invalid_argument("--linear takes one linear"));
+  if (!shapes.is_ok()) return shapes.status();
+  if (shapes->size() != 1) return invalid_argument("--linear takes one linear");
   auto rows = args->get_int("rows", 128);
   auto seed = args->get_int("seed", 1234);
   auto sample = args->get_int("sample", 2048);
   for (auto* r : {&rows, &seed, &sample})
-    if (!r->is_ok()) return fail("explain", r->status());
-  if (rows.value() <= 0 || sample.value() <= 0) return fail("explain", invalid_argument("--rows and --sample must be positive"));
+    if (!r->is_ok()) return r->status();
+  if (rows.value() <= 0 || sample.value() <= 0) return invalid_argument("--rows and --sample must be positive");
   ExplainOptions eo;
   eo.sample = sample.value();
   if (args->has("splits")) {
     auto v = int_list(args->get("splits"));
-    if (!v.is_ok()) return fail("explain", v.status());
+    if (!v.is_ok()) return v.status();
     eo.splits = v.value();
   }
   if (args->has("grains")) {
     auto v = int_list(args->get("grains"));
-    if (!v.is_ok()) return fail("explain", v.status());
+    if (!v.is_ok()) return v.status();
     eo.grains = v.value();
   }
   auto prob = prepare_layer(shapes->front(), rows.value(), static_cast<uint64_t>(seed.value()), args->get("inputs"));
-  if (!prob.is_ok()) return fail("explain", prob.status());
+  if (!prob.is_ok()) return prob.status();
   const int64_t M = prob->m, N = prob->shape.n;
 
   std::vector<uint32_t> dump(M * N);
   bool bf16 = true;
   if (args->has("plant")) {
     auto c = ReductionContract::parse(args->get("plant"));
-    if (!c.is_ok()) return fail("explain", c.status());
+    if (!c.is_ok()) return c.status();
     auto e = parse_epilogue(args->get("plant-epilogue", "alpha_before_bf16"));
-    if (!e.is_ok()) return fail("explain", e.status());
+    if (!e.is_ok()) return e.status();
     GemmSpec spec;
     spec.alpha = prob->alpha;
     spec.contracts = {c.value()};
     spec.epilogues = {e.value()};
     auto r = gemm_oracle(prob->a, prob->w, spec);
-    if (!r.is_ok()) return fail("explain", r.status());
+    if (!r.is_ok()) return r.status();
     bf16 = !args->has("plant-raw");
     for (int64_t i = 0; i < M * N; ++i) dump[i] = bf16 ? (*r)[0].out[i] : f32_bits((*r)[0].raw[i]);
     if (args->has("save-reference")) {
       Status st = bf16 ? write_npy(args->get("save-reference"), "u2", {M, N}, (*r)[0].out.data(), M * N * 2)
                        : write_npy(args->get("save-reference"), "f4", {M, N}, (*r)[0].raw.data(), M * N * 4);
-      if (!st.is_ok()) return fail("explain", st);
+      if (!st.is_ok()) return st;
     }
   } else {
     const std::string f = args->get("reference");
     std::vector<uint8_t> bytes;
     if (f.size() > 4 && f.substr(f.size() - 4) == ".npy") {
       auto a = read_npy(f);
-      if (!a.is_ok()) return fail("explain", a.status());
-      if (a->dtype != "u2" && a->dtype != "f4") return fail("explain", invalid_argument("'" + f + "' must be bf16 (u2) or f32 (f4)"));
+      if (!a.is_ok()) return a.status();
+      if (a->dtype != "u2" && a->dtype != "f4") return invalid_argument("'" + f + "' must be bf16 (u2) or f32 (f4)");
       int64_t count = 1;
       for (auto d : a->shape) count *= d;
       if (count != M * N)
-        return fail("explain", invalid_argument("'" + f + "' holds " + std::to_string(count) + " values, expected M*N = " +
-                                                std::to_string(M) + "*" + std::to_string(N)));
+        return invalid_argument("'" + f + "' holds " + std::to_string(count) + " values, expected M*N = " +
+                                                std::to_string(M) + "*" + std::to_string(N));
       bf16 = a->dtype == "u2";
       bytes = std::move(a->bytes);
     } else {
       const std::string dt = args->get("dtype");
-      if (dt != "bf16" && dt != "f32") return fail("explain", invalid_argument("a raw --reference needs --dtype bf16|f32"));
+      if (dt != "bf16" && dt != "f32") return invalid_argument("a raw --reference needs --dtype bf16|f32");
       bf16 = dt == "bf16";
       auto b = read_file(f);
-      if (!b.is_ok()) return fail("explain", b.status());
+      if (!b.is_ok()) return b.status();
       if (static_cast<int64_t>(b->size()) != M * N * (bf16 ? 2 : 4))
-        return fail("explain", invalid_argument("'" + f + "' has " + std::to_string(b->size()) + " bytes, expected " +
-                                                std::to_string(M * N * (bf16 ? 2 : 4))));
+        return invalid_argument("'" + f + "' has " + std::to_string(b->size()) + " bytes, expected " +
+                                                std::to_string(M * N * (bf16 ? 2 : 4)));
       bytes = std::move(b.value());
     }
     for (int64_t i = 0; i < M * N; ++i) {
@@ -131,24 +133,44 @@ int cmd_explain(int argc, char** argv) {
     }
   }
   auto res = explain_contract(prob->a, prob->w, prob->alpha, nullptr, dump, bf16, eo);
-  if (!res.is_ok()) return fail("explain", res.status());
+  if (!res.is_ok()) return res.status();
   Json j = res->to_json();
   j.set("linear", prob->shape.name).set("mnk", Json::array().push(M).push(N).push(prob->shape.k));
   j.set("inputs", prob->inputs);
   if (args->has("plant")) j.set("planted", args->get("plant"));
+  return j;
+}
+}  // namespace
+
+Result<Json> explain_from_args(int argc, char** argv) {
+  NVFP4_ASSIGN_OR_RETURN(Args args, parse_args(argc, argv));
+  if (args.has("help")) return invalid_argument("--help is for the command line");
+  return explain_json(args);
+}
+
+int cmd_explain(int argc, char** argv) {
+  auto args = parse_args(argc, argv);
+  if (!args.is_ok()) return fail("explain", args.status());
+  if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
+  auto rj = explain_json(args.value());
+  if (!rj.is_ok()) return fail("explain", rj.status());
+  const Json& j = rj.value();
   if (args->has("json")) {
     std::printf("%s\n", j.dump().c_str());
   } else {
-    std::printf("%s %lldx%lldx%lld: %lld candidate (contract, epilogue) pairs searched\n", prob->shape.name.c_str(),
-                static_cast<long long>(M), static_cast<long long>(N), static_cast<long long>(prob->shape.k),
-                static_cast<long long>(res->candidates));
+    const Json& mnk = j["mnk"];
+    std::printf("%s %lldx%lldx%lld: %lld candidate (contract, epilogue) pairs searched\n", j["linear"].as_string().c_str(),
+                static_cast<long long>(mnk.items()[0].as_int()), static_cast<long long>(mnk.items()[1].as_int()),
+                static_cast<long long>(mnk.items()[2].as_int()), static_cast<long long>(j["candidates_searched"].as_int()));
     std::printf("%-44s %-18s %-14s %s\n", "contract", "epilogue", "sample_diff", "all_outputs_diff");
-    for (const auto& c : res->closest)
-      std::printf("%-44s %-18s %-14lld %s\n", c.contract.to_string().c_str(), to_string(c.epilogue),
-                  static_cast<long long>(c.sample_diffs), c.full_diffs >= 0 ? std::to_string(c.full_diffs).c_str() : "-");
+    for (const Json& c : j["closest"].items()) {
+      const Json* full = c.find("full_differing");
+      std::printf("%-44s %-18s %-14lld %s\n", c["contract"].as_string().c_str(), c["epilogue"].as_string().c_str(),
+                  static_cast<long long>(c["sample_differing"].as_int()), full ? std::to_string(full->as_int()).c_str() : "-");
+    }
     std::printf("verdict: %s\n", j["verdict"].as_string().c_str());
   }
-  return res->exact.empty() ? 1 : 0;
+  return j["exact"].size() == 0 ? 1 : 0;
 }
 
 }  // namespace nvfp4::cli

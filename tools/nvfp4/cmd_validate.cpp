@@ -48,63 +48,79 @@ std::string fmt(double v) {
   std::snprintf(b, sizeof b, "%.6g", v);
   return b;
 }
-}  // namespace
 
-int cmd_validate(int argc, char** argv) {
-  auto args = Args::parse(argc, argv, 2, {"quiet", "help"},
-                          {"rows", "linear", "shapes", "seed", "candidate", "reference", "sensitivity", "sample", "inputs", "out",
-                           "checkpoint", "layer"});
-  if (!args.is_ok()) return fail("validate", args.status());
-  if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
+Result<Args> parse_args(int argc, char** argv) {
+  return Args::parse(argc, argv, 2, {"quiet", "help"},
+                     {"rows", "linear", "shapes", "seed", "candidate", "reference", "sensitivity", "sample", "inputs", "out",
+                      "checkpoint", "layer"});
+}
+
+Result<ValidateOptions> options_from(const Args& args) {
   ValidateOptions opt;
-  auto rows = args->get_int("rows", 128);
-  auto seed = args->get_int("seed", 1234);
-  auto sample = args->get_int("sample", 4096);
-  if (!rows.is_ok()) return fail("validate", rows.status());
-  if (!seed.is_ok()) return fail("validate", seed.status());
-  if (!sample.is_ok()) return fail("validate", sample.status());
-  if (rows.value() <= 0) return fail("validate", invalid_argument("--rows must be positive"));
-  if (sample.value() <= 0) return fail("validate", invalid_argument("--sample must be positive"));
+  auto rows = args.get_int("rows", 128);
+  auto seed = args.get_int("seed", 1234);
+  auto sample = args.get_int("sample", 4096);
+  if (!rows.is_ok()) return rows.status();
+  if (!seed.is_ok()) return seed.status();
+  if (!sample.is_ok()) return sample.status();
+  if (rows.value() <= 0) return invalid_argument("--rows must be positive");
+  if (sample.value() <= 0) return invalid_argument("--sample must be positive");
   opt.rows = rows.value();
   opt.seed = static_cast<uint64_t>(seed.value());
   opt.sample = sample.value();
-  opt.out_dir = args->get("out", "validate-out");
-  opt.inputs_dir = args->get("inputs");
-  if (args->has("linear") && args->has("shapes")) return fail("validate", invalid_argument("give --linear or --shapes, not both"));
-  opt.checkpoint = args->get("checkpoint");
-  opt.layer = args->get("layer");
-  if (args->has("checkpoint") != args->has("layer"))
-    return fail("validate", invalid_argument("--checkpoint and --layer go together"));
-  if (args->has("checkpoint") && (args->has("linear") || args->has("shapes")))
-    return fail("validate", invalid_argument("--checkpoint takes its shape from the file; drop --linear/--shapes"));
-  if (args->has("linear") || args->has("shapes")) {
-    auto shapes = parse_shapes(args->get(args->has("linear") ? "linear" : "shapes"));
-    if (!shapes.is_ok()) return fail("validate", shapes.status());
+  opt.out_dir = args.get("out", "validate-out");
+  opt.inputs_dir = args.get("inputs");
+  if (args.has("linear") && args.has("shapes")) return invalid_argument("give --linear or --shapes, not both");
+  opt.checkpoint = args.get("checkpoint");
+  opt.layer = args.get("layer");
+  if (args.has("checkpoint") != args.has("layer")) return invalid_argument("--checkpoint and --layer go together");
+  if (args.has("checkpoint") && (args.has("linear") || args.has("shapes")))
+    return invalid_argument("--checkpoint takes its shape from the file; drop --linear/--shapes");
+  if (args.has("linear") || args.has("shapes")) {
+    auto shapes = parse_shapes(args.get(args.has("linear") ? "linear" : "shapes"));
+    if (!shapes.is_ok()) return shapes.status();
     opt.linears = shapes.value();
   }
-  for (const auto& c : split(args->get("candidate"))) {
+  for (const auto& c : split(args.get("candidate"))) {
     auto b = parse_backend(c);
-    if (!b.is_ok()) return fail("validate", b.status());
+    if (!b.is_ok()) return b.status();
     opt.candidates.push_back(b.value());
   }
-  if (args->has("reference")) {
-    auto b = parse_backend(args->get("reference"));
-    if (!b.is_ok()) return fail("validate", b.status());
+  if (args.has("reference")) {
+    auto b = parse_backend(args.get("reference"));
+    if (!b.is_ok()) return b.status();
     opt.reference = b.value();
     opt.reference_given = true;
   }
-  if (args->has("sensitivity")) {
-    auto c = ReductionContract::parse(args->get("sensitivity"));
-    if (!c.is_ok()) return fail("validate", c.status());
+  if (args.has("sensitivity")) {
+    auto c = ReductionContract::parse(args.get("sensitivity"));
+    if (!c.is_ok()) return c.status();
     opt.sensitivity = c.value();
   }
-  if (!args->has("quiet")) opt.progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
+  if (!args.has("quiet")) opt.progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
+  return opt;
+}
+}  // namespace
 
-  auto rep = run_validate(opt);
+Result<ValidateReport> validate_from_args(int argc, char** argv) {
+  NVFP4_ASSIGN_OR_RETURN(Args args, parse_args(argc, argv));
+  if (args.has("help")) return invalid_argument("--help is for the command line");
+  NVFP4_ASSIGN_OR_RETURN(ValidateOptions opt, options_from(args));
+  return run_validate(opt);
+}
+
+int cmd_validate(int argc, char** argv) {
+  auto args = parse_args(argc, argv);
+  if (!args.is_ok()) return fail("validate", args.status());
+  if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
+  auto opt = options_from(args.value());
+  if (!opt.is_ok()) return fail("validate", opt.status());
+  auto rep = run_validate(opt.value());
   if (!rep.is_ok()) return fail("validate", rep.status());
+  const int64_t rows = opt->rows;
   const Json& sum = rep->summary;
   std::printf("device: %s (%s)   rows: %lld   reference: %s\n", sum["device"].as_string().c_str(),
-              sum["compute_capability"].as_string().c_str(), static_cast<long long>(opt.rows),
+              sum["compute_capability"].as_string().c_str(), static_cast<long long>(rows),
               sum["reference"].as_string().c_str());
   std::printf("%-16s %-28s %-22s %-6s %-12s %-6s %-12s %-10s %s\n", "linear", "candidate", "mnk", "raw", "raw_max_abs", "fused",
               "fused_max", "compared", "split2 sensitivity (raw / bf16 differing)");
@@ -117,7 +133,7 @@ int cmd_validate(int argc, char** argv) {
                 static_cast<long long>(lr.sensitivity["raw_differing"].as_int()),
                 static_cast<long long>(lr.sensitivity["fused_alpha_differing"].as_int()));
   }
-  std::printf("status: %s\nreports: %s/summary.json (%.1f s)\n", sum["status"].as_string().c_str(), opt.out_dir.c_str(),
+  std::printf("status: %s\nreports: %s/summary.json (%.1f s)\n", sum["status"].as_string().c_str(), opt->out_dir.c_str(),
               sum["total_seconds"].as_number());
   return rep->pass ? 0 : 1;
 }

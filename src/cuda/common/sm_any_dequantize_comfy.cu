@@ -1,5 +1,5 @@
 // What ComfyUI runs on GPUs without FP4 tensor cores (Hopper included) before every NVFP4 linear:
-// the whole weight dequantized to bf16 with comfy-kitchen's CUDA recipe (NVFP4-SPEC.md §2.5),
+// the whole weight dequantized to bf16 with comfy-kitchen's CUDA recipe (docs/numerics.md §2.5),
 // out = bf16_rn(fmul_ftz(fmul_ftz(s, sf), v)), then a bf16 GEMM. Here for the benchmark's
 // "ComfyUI Hopper path" row; the CPU counterpart is dequantize(t, DequantRecipe::kComfyCuda).
 #include "check.cuh"

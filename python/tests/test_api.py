@@ -1,0 +1,235 @@
+"""The Python API against the library's own results: the CLI's bytes and reports, the oracle."""
+
+import json
+
+import numpy as np
+import pytest
+
+import nvfp4_exact as nx
+from conftest import bf16_bits, bf16_values, random_bf16
+
+RECIPES = ["comfy-cuda", "comfy-eager-cuda", "comfy-eager-cpu"]
+
+
+@pytest.mark.parametrize("recipe", RECIPES)
+@pytest.mark.parametrize("nibbles,layout", [("hi_first", "swizzled128x4"), ("lo_first", "linear")])
+@pytest.mark.parametrize("scale", ["dynamic", "f32", "0.0017"])
+def test_quantize_matches_cli_bytes(cli, tmp_path, recipe, nibbles, layout, scale):
+    x = random_bf16((40, 72), seed=3)  # not multiples of 16: padded
+    x[0, 5] = 0x7FC0  # a NaN and a huge value: the recipes' special cases travel too
+    x[3, 9] = 0xC700
+    np.save(tmp_path / "x.npy", x)
+    r = cli("quantize", "--input", tmp_path / "x.npy", "--out", tmp_path / "q", "--recipe", recipe, "--nibbles", nibbles,
+            "--scales", layout, "--global-scale", scale, "--pad", "--json")
+    assert r.returncode == 0, r.stderr
+    meta = json.loads(r.stdout)
+    gs = scale if scale in ("dynamic", "f32") else float(scale)
+    q = nx.quantize(x, gs, recipe=recipe, nibbles=nibbles, scale_layout=layout, pad=True)
+    assert np.float32(q.global_scale).view(np.uint32) == int(meta["global_scale_bits"], 16)
+    assert q.data.dtype == np.uint8 and q.scales.dtype == np.uint8
+    assert np.array_equal(q.data, np.load(tmp_path / "q.data.npy"))
+    assert np.array_equal(q.scales, np.load(tmp_path / "q.scales.npy"))
+    assert q.shape == (40, 72)
+
+
+def test_global_scale_rules():
+    x = bf16_bits(np.array([[1.0, -2688.0 * 3, 7.0, np.nan]], dtype=np.float32))
+    # amax 8064 (the NaN is skipped): dynamic = f32(bf16(8064/2688)) = 3, f32 = 8064/2688 = 3.
+    assert nx.global_scale(x) == 3.0
+    assert nx.global_scale(x, "f32") == np.float32(np.float32(8064.0) / np.float32(2688.0))
+    with pytest.raises(ValueError, match="dynamic"):
+        nx.global_scale(x, "max")
+
+
+def _bf16_rn(v: np.ndarray) -> np.ndarray:
+    return bf16_values(bf16_bits(v))
+
+
+def _e2m1(code):
+    return np.array([0, .5, 1, 1.5, 2, 3, 4, 6, -0., -.5, -1, -1.5, -2, -3, -4, -6], dtype=np.float32)[code]
+
+
+def _e4m3(b):
+    b = b.astype(np.int64)
+    e, m = (b >> 3) & 15, b & 7
+    return np.where(e == 0, m * 2.0 ** -9, (1 + m / 8.0) * 2.0 ** (e - 7)).astype(np.float32)
+
+
+@pytest.mark.parametrize("recipe", ["comfy-eager", "comfy-cuda"])
+def test_dequantize_matches_the_recipe_formula(recipe):
+    x = random_bf16((48, 64), seed=5)
+    q = nx.quantize(x, scale_layout="linear", nibbles="lo_first")
+    got = nx.dequantize(q, recipe=recipe)
+    assert got.dtype == np.uint16 and got.shape == (48, 64)
+    codes = np.stack([q.data & 15, q.data >> 4], axis=-1).reshape(48, 64)  # lo_first: element 2j low
+    v = _e2m1(codes)
+    sf = np.repeat(_e4m3(q.scales), 16, axis=1)
+    s = np.float32(q.global_scale)
+    if recipe == "comfy-eager":  # bf16(v * bf16(bf16(s) * sf)); every product is exact in fp32
+        want = _bf16_rn(v * _bf16_rn(_bf16_rn(np.array(s)) * sf))
+    else:  # bf16(fmul(fmul(s, sf), v)); no subnormal appears for this data, so ftz changes nothing
+        want = _bf16_rn((s * sf).astype(np.float32) * v)
+    assert np.array_equal(got, bf16_bits(want))
+
+
+def _checkpoint_layer(n, k, seed):
+    w = random_bf16((n, k), seed=seed, scale=0.05)
+    q = nx.quantize(w, pad=True)  # ComfyUI's weight: comfy-cuda, dynamic scale, hi_first, swizzled
+    return q.data, q.scales, np.float32(q.global_scale)
+
+
+def test_linear_is_quantize_then_matmul():
+    x = random_bf16((3, 5, 80), seed=11)
+    w, ws, s_w = _checkpoint_layer(48, 80, seed=12)
+    bias = random_bf16((48,), seed=13)
+    y, raw = nx.linear(x, w, ws, s_w, bias=bias, return_raw=True)
+    assert y.shape == (3, 5, 48) and y.dtype == np.uint16 and raw.dtype == np.float32
+    a = nx.quantize(x.reshape(15, 80), pad=True)
+    y2, raw2 = nx.matmul(a, nx.NVFP4Tensor(w, ws, float(s_w), (48, 80)), bias=bias, return_raw=True)
+    assert np.array_equal(y.reshape(15, 48), y2)
+    assert np.array_equal(raw.reshape(15, 48).view(np.uint32), raw2.view(np.uint32))
+    # A static input scale replaces the dynamic one.
+    y3 = nx.linear(x, w, ws, s_w, bias=bias, input_scale=a.global_scale)
+    assert np.array_equal(y3, y)
+
+
+def test_linear_equals_the_oracle_through_explain(tmp_path):
+    """The CLI's explain, given Python's output and the same checkpoint arrays, finds that the
+    sequential contract with the alpha-before-bf16 epilogue reproduces it bit for bit."""
+    x = random_bf16((24, 1024), seed=21, spread=12)  # wide magnitudes: fp32 sums round
+    w, ws, s_w = _checkpoint_layer(64, 1024, seed=22)
+    np.save(tmp_path / "t.x.npy", x)
+    np.save(tmp_path / "t.weight.npy", w)
+    np.save(tmp_path / "t.weight_scale.npy", ws)
+    np.save(tmp_path / "t.weight_scale_2.npy", np.array(s_w, dtype=np.float32))
+    y = nx.linear(x, w, ws, s_w, backend="cpu-oracle")
+    rep = nx.explain("t:64:1024", inputs=tmp_path, reference=y, splits=[4], grains=[64])
+    assert rep["exact"], rep["verdict"]
+    assert rep["exact"][0]["contract"] == "sequential" and rep["exact"][0]["epilogue"] == "alpha_before_bf16"
+    # And a split-K output is recognised as that contract, not as sequential.
+    c = "split_k:4:grain=64:cublas:bf16_serial"
+    y_split = nx.linear(x, w, ws, s_w, backend="cpu-oracle", contract=c)
+    assert not np.array_equal(y_split, y)  # this data is sensitive to the reduction order
+    rep = nx.explain("t:64:1024", inputs=tmp_path, reference=y_split, splits=[4], grains=[64])
+    assert c in [e["contract"] for e in rep["exact"]]
+    assert "sequential" not in [e["contract"] for e in rep["exact"]]
+
+
+def test_auto_backend_is_the_first_available():
+    backends = nx.available_backends()
+    assert backends[-1] == "cpu-oracle"
+    assert nx.resolve_backend("auto") == backends[0]
+    assert nx.resolve_backend("auto", "split_k:2") == "cpu-oracle"  # GPU kernels are sequential only
+    x = random_bf16((16, 64), seed=31)
+    w, ws, s_w = _checkpoint_layer(32, 64, seed=32)
+    y_auto = nx.linear(x, w, ws, s_w)
+    assert np.array_equal(y_auto, nx.linear(x, w, ws, s_w, backend="cpu-oracle"))
+
+
+def test_every_gpu_backend_matches_the_oracle():
+    gpu = [b for b in nx.available_backends() if b != "cpu-oracle"]
+    if not gpu:
+        pytest.skip("no GPU backend on this machine")
+    x = random_bf16((37, 200), seed=41)
+    w, ws, s_w = _checkpoint_layer(72, 200, seed=42)
+    bias = random_bf16((72,), seed=43)
+    want, want_raw = nx.linear(x, w, ws, s_w, bias=bias, backend="cpu-oracle", return_raw=True)
+    for b in gpu:
+        got, raw = nx.linear(x, w, ws, s_w, bias=bias, backend=b, return_raw=True)
+        assert np.array_equal(got, want), b
+        assert np.array_equal(raw.view(np.uint32), want_raw.view(np.uint32)), b
+
+
+def test_validate_returns_the_cli_summary(tmp_path, cli):
+    rep = nx.validate(shapes="t:32:128", rows=16, out=tmp_path / "py")
+    assert rep["status"].startswith("PASS"), rep["status"]
+    r = cli("validate", "--shapes", "t:32:128", "--rows", 16, "--out", tmp_path / "cli", "--quiet")
+    assert r.returncode == 0, r.stderr
+    ref = json.loads((tmp_path / "cli" / "summary.json").read_text())
+
+    def stable(j):  # timings and file names differ between two runs
+        j = {k: v for k, v in j.items() if k not in ("total_seconds", "source_artifacts")}
+        j["results"] = [{k: v for k, v in res.items() if k != "timing"} for res in j["results"]]
+        return j
+
+    assert stable(rep) == stable(ref)
+
+
+def test_explain_plant_matches_the_cli(cli):
+    args = dict(rows=16, plant="split_k:3:grain=128:cublas:bf16_partials", splits=[3], grains=[128])
+    rep = nx.explain("t:32:384", **args)
+    r = cli("explain", "--linear", "t:32:384", "--rows", 16, "--plant", args["plant"], "--splits", 3, "--grains", 128,
+            "--json")
+    assert r.returncode == 0, r.stderr
+    assert rep == json.loads(r.stdout)
+    assert args["plant"] in [e["contract"] for e in rep["exact"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors: the library's one-line messages in the matching Python exceptions.
+
+def test_bad_input_raises_value_error():
+    x = random_bf16((32, 64))
+    with pytest.raises(ValueError, match="unknown recipe 'nope'"):
+        nx.quantize(x, recipe="nope")
+    with pytest.raises(ValueError, match="must be bf16"):
+        nx.quantize(x.astype(np.float32))
+    with pytest.raises(ValueError, match="2-D"):
+        nx.quantize(x.reshape(-1))
+    with pytest.raises(ValueError):
+        nx.quantize(random_bf16((30, 64)))  # 30 rows without pad
+    w, ws, s_w = _checkpoint_layer(32, 64, seed=1)
+    with pytest.raises(ValueError, match="needs 40"):
+        nx.linear(random_bf16((4, 80)), w, ws, s_w)
+    with pytest.raises(ValueError, match="unknown backend"):
+        nx.linear(x, w, ws, s_w, backend="tpu")
+    with pytest.raises(ValueError, match="split_k"):
+        nx.linear(x, w, ws, s_w, contract="split_k:0")
+    with pytest.raises(ValueError, match="bias"):
+        nx.linear(x, w, ws, s_w, bias=random_bf16((31,)))
+    with pytest.raises(ValueError, match="sequential contract only"):
+        nx.linear(x, w, ws, s_w, backend="gpu-model", contract="split_k:2")
+    with pytest.raises(ValueError, match="one value"):
+        nx.linear(x, w, ws, np.ones(2, np.float32))
+    for e in (ValueError,):
+        with pytest.raises(e) as info:
+            nx.validate(rows=0)
+        assert "\n" not in str(info.value)
+
+
+def test_missing_file_raises_os_error(tmp_path):
+    with pytest.raises(OSError):
+        nx.explain("t:32:64", reference=str(tmp_path / "missing.npy"))
+
+
+def test_unavailable_backend_raises_not_implemented():
+    if "gpu-model" in nx.available_backends():
+        pytest.skip("this machine has a GPU: gpu-model runs")
+    x = random_bf16((16, 64))
+    w, ws, s_w = _checkpoint_layer(16, 64, seed=2)
+    with pytest.raises(NotImplementedError) as info:
+        nx.linear(x, w, ws, s_w, backend="gpu-model")
+    assert "\n" not in str(info.value)
+    with pytest.raises(RuntimeError):  # NotImplementedError is a RuntimeError
+        nx.quantize(x, device="gpu")
+
+
+# ---------------------------------------------------------------------------------------------
+# python -m nvfp4_exact is the CLI: same commands and exit codes.
+
+@pytest.mark.parametrize("args,code", [(["--help"], 0), ([], 2), (["frobnicate"], 2), (["quantize", "--bogus"], 2),
+                                        (["quantize", "--input", "/nonexistent.npy", "--out", "/tmp/x"], 4),
+                                        (["version"], 0)])
+def test_cli_exit_codes(cli, args, code):
+    r = cli(*args)
+    assert r.returncode == code, (r.stdout, r.stderr)
+    if code >= 2 and args:
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_main_in_process(capfd):
+    from nvfp4_exact.__main__ import main
+
+    assert main(["version"]) == 0
+    out, _ = capfd.readouterr()
+    assert out.startswith("nvfp4 " + nx.__version__)
