@@ -119,18 +119,21 @@ Status check_kernel_runs_here(GpuGemmKernel kernel, const DeviceInfo& dev) {
   return Status::ok();
 }
 
-// Launches one GEMM on prepared device operands (op's output pointers are filled here) and brings
-// the outputs back.
-Result<GpuGemmOutput> run_gemm(cuda::GemmOperands op, GpuGemmKernel kernel, const DeviceInfo& dev) {
+// Launches one GEMM on prepared device operands (op's output pointers are filled here) under the
+// planned contract and brings the outputs back.
+Result<GpuGemmOutput> run_gemm(cuda::GemmOperands op, GpuGemmKernel kernel, const DeviceInfo& dev,
+                               const cuda::SlicePlan& plan) {
   const int64_t M = op.m, N = op.n;
   cuda::DeviceBuffer<uint16_t> dout;
-  cuda::DeviceBuffer<float> draw, dsx;
+  cuda::DeviceBuffer<float> draw, dsx, dpartials;
   NVFP4_TRY(draw.alloc(M * N));
   NVFP4_TRY(dout.alloc(M * N));
   NVFP4_TRY(dsx.alloc(1));
   op.raw = draw.get();
   op.out = dout.get();
   if (op.x) op.s_x_out = dsx.get();
+  NVFP4_TRY(dpartials.alloc(plan.workspace_floats_per_output() * M * N));
+  cuda::set_slices(op, plan, dpartials.get());
   cudaEvent_t ev0, ev1;
   NVFP4_CUDA_TRY(cudaEventCreate(&ev0));
   NVFP4_CUDA_TRY(cudaEventCreate(&ev1));
@@ -138,6 +141,7 @@ Result<GpuGemmOutput> run_gemm(cuda::GemmOperands op, GpuGemmKernel kernel, cons
   Status st = kernel == GpuGemmKernel::kModel
                   ? cuda::launch_gemm_model(op, nullptr)
                   : cuda::launch_sm120_gemm(op, kernel == GpuGemmKernel::kSm120Emulated, dev.sm_count, nullptr);
+  if (st.is_ok() && op.splits > 1) st = cuda::launch_merge_splitk(op, nullptr);
   cudaEventRecord(ev1);
   const cudaError_t sync = cudaEventSynchronize(ev1);
   float ms = 0;
@@ -157,12 +161,15 @@ Result<GpuGemmOutput> run_gemm(cuda::GemmOperands op, GpuGemmKernel kernel, cons
 }
 }  // namespace
 
-Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias, GpuGemmKernel kernel) {
+Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias, GpuGemmKernel kernel,
+                               const ReductionContract& contract) {
   NVFP4_TRY(a.check());
   NVFP4_TRY(w.check());
   if (a.geom.cols != w.geom.cols)
     return invalid_argument("K mismatch: activation has K = " + std::to_string(a.geom.cols) + ", weight has K = " +
                             std::to_string(w.geom.cols));
+  NVFP4_TRY(check_gpu_contract(kernel, contract, a.geom.cols));
+  NVFP4_ASSIGN_OR_RETURN(cuda::SlicePlan plan, cuda::plan_slices(contract, a.geom.cols));
   NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
   NVFP4_TRY(check_kernel_runs_here(kernel, dev));
   const int64_t k64 = roundup(a.geom.cols16, 64), lda = k64 / 2;
@@ -186,17 +193,19 @@ Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, co
   op.k64 = k64;
   op.alpha = alpha;
   op.bias = bias ? dbias.get() : nullptr;
-  return run_gemm(op, kernel, dev);
+  return run_gemm(op, kernel, dev, plan);
 }
 
 Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k, const Tensor& w, const uint16_t* bias,
-                                        GpuGemmKernel kernel) {
+                                        GpuGemmKernel kernel, const ReductionContract& contract) {
   NVFP4_TRY(w.check());
   if (x == nullptr || m <= 0) return invalid_argument("gemm_gpu_stream_a: activation must be non-empty");
   if (k != w.geom.cols)
     return invalid_argument("K mismatch: activation has K = " + std::to_string(k) + ", weight has K = " + std::to_string(w.geom.cols));
   if (kernel == GpuGemmKernel::kModel)
     return unsupported("the streaming A producer lives in the SM120 kernel: use sm120-native or sm120-emulated");
+  NVFP4_TRY(check_gpu_contract(kernel, contract, k));
+  NVFP4_ASSIGN_OR_RETURN(cuda::SlicePlan plan, cuda::plan_slices(contract, k));
   NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
   NVFP4_TRY(check_kernel_runs_here(kernel, dev));
   const int64_t k64 = roundup(w.geom.cols16, 64), lda = k64 / 2;
@@ -223,7 +232,7 @@ Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k,
   op.k = k;
   op.x_amax = damax.get();
   op.s_w = w.global_scale;
-  return run_gemm(op, kernel, dev);
+  return run_gemm(op, kernel, dev, plan);
 }
 
 }  // namespace nvfp4

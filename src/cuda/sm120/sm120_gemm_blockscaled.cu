@@ -1,7 +1,8 @@
 // NVFP4 GEMM for SM120/SM121 (RTX 50, GB10) on the native block-scaled MMA
 //   mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3
 // persistent over output tiles, sequential K (one accumulator per output, +0 start, k64 chunks in
-// increasing K: the §4 "sequential" contract), fused alpha-before-bf16 epilogue.
+// increasing K: the §4 "sequential" contract) with a fused alpha-before-bf16 epilogue, or split-K:
+// one work item per (tile, K slice) writing fp32 partials that launch_merge_splitk combines.
 //
 // The same source builds an emulated variant in which only the MMA instruction is replaced by an
 // exact software emulation that reads the very same fragment registers (§5's maps) and runs the
@@ -131,7 +132,7 @@ __device__ __forceinline__ uint32_t ld_u32_or_zero(const uint8_t* base, int64_t 
 template <bool kEmulate, bool kStreamA>
 __global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands op) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int64_t lda = op.k64 / 2, cp = op.k64 / 16, chunks = op.k64 / 64;
+  const int64_t lda = op.k64 / 2, cp = op.k64 / 16;
   // Streaming: the activation's dynamic scale and alpha, from the amax the launcher reduced.
   float s_x = 0.0f, rcp_s = 0.0f, alpha = op.alpha;
   if constexpr (kStreamA) {
@@ -141,16 +142,24 @@ __global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands 
     if (blockIdx.x == 0 && threadIdx.x == 0 && op.s_x_out) *op.s_x_out = s_x;
   }
   const int64_t tiles_m = (op.m + kTileM - 1) / kTileM, tiles_n = (op.n + kTileN - 1) / kTileN;
-  // Persistent: each CTA walks tiles; consecutive CTAs take consecutive n tiles of one m row so the
-  // weight panel (the big operand at small M) streams once while A stays in L2.
-  for (int64_t tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+  const int64_t tiles = tiles_m * tiles_n;
+  // Persistent: each CTA walks work items (tile, K slice); consecutive CTAs take consecutive n
+  // tiles of one m row so the weight panel (the big operand at small M) streams once while A stays
+  // in L2. Sequential K has one slice.
+  for (int64_t item = blockIdx.x; item < tiles * op.splits; item += gridDim.x) {
+    const int64_t tile = item % tiles;
+    const int slice = static_cast<int>(item / tiles);
     const int64_t m0 = (tile % tiles_m) * kTileM + warp * kWarpM;
     const int64_t n0 = (tile / tiles_m) * kTileN;
     float acc[kWarpN8][4];
 #pragma unroll
     for (int j = 0; j < kWarpN8; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
 
-    for (int64_t q = 0; q < chunks; ++q) {
+    int64_t q0, q1;
+    slice_chunks(op, slice, q0, q1);
+    // One chunk per iteration: tools/check-sass counts the MMAs of one iteration against the design.
+#pragma unroll 1
+    for (int64_t q = q0; q < q1; ++q) {
       uint32_t a[4], sfa;
       if constexpr (kStreamA) {
         produce_a_stream(op, m0, q, s_x, rcp_s, a, sfa);
@@ -177,13 +186,15 @@ __global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands 
         acc[j][0] = d[0]; acc[j][1] = d[1]; acc[j][2] = d[2]; acc[j][3] = d[3];
       }
     }
-    // Fused epilogue: C/D map c0,c1 = row g cols 2t,2t+1; c2,c3 = row g+8.
+    // Fused epilogue (split-K: the slice's partial): C/D map c0,c1 = row g cols 2t,2t+1; c2,c3 = row g+8.
 #pragma unroll
     for (int j = 0; j < kWarpN8; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int64_t row = m0 + g + 8 * (e >> 1), col = n0 + 8 * j + 2 * t + (e & 1);
-        if (row < op.m && col < op.n) {
+        if (row < op.m && col < op.n && op.splits > 1) {
+          op.partials[(slice * op.m + row) * op.n + col] = acc[j][e];
+        } else if (row < op.m && col < op.n) {
           op.raw[row * op.n + col] = acc[j][e];
           op.out[row * op.n + col] =
               epilogue_alpha_before_bf16(acc[j][e], alpha, op.bias ? bf16_to_f32(op.bias[col]) : -0.0f);
@@ -195,8 +206,8 @@ __global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands 
 }  // namespace
 
 Status launch_sm120_gemm(const GemmOperands& op, bool emulate, int sm_count, cudaStream_t stream) {
-  const int64_t tiles = ((op.m + kTileM - 1) / kTileM) * ((op.n + kTileN - 1) / kTileN);
-  const int64_t grid = std::min<int64_t>(tiles, static_cast<int64_t>(sm_count) * 8);  // persistent
+  const int64_t items = ((op.m + kTileM - 1) / kTileM) * ((op.n + kTileN - 1) / kTileN) * op.splits;
+  const int64_t grid = std::min<int64_t>(items, static_cast<int64_t>(sm_count) * 8);  // persistent
   const unsigned gr = static_cast<unsigned>(grid);
   if (op.x) {
     if (emulate) sm120_gemm_blockscaled<true, true><<<gr, kThreads, 0, stream>>>(op);
