@@ -14,7 +14,10 @@ namespace nvfp4 {
 struct BenchOptions {
   int64_t rows = 128;
   std::vector<LinearShape> linears = minimax_h3_linears();
-  std::vector<std::string> backends = {"gpu-model", "sm120-emulated", "sm120-native", "cublaslt"};
+  // sm120p-proxy: the pipelined kernel with a register-only stand-in for the MMA (any GPU): its
+  // time is the data path's, reported as weight GB/s against a device copy of the weights.
+  std::vector<std::string> backends = {"gpu-model",       "sm120-emulated", "sm120-native", "sm120p-emulated",
+                                       "sm120p-native",   "sm120p-proxy",   "cublaslt"};
   // Backends named by the user must run: one this GPU cannot run is an error, not a skipped row.
   bool backends_explicit = false;
   int iters = 30;

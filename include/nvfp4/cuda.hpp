@@ -48,6 +48,8 @@ enum class GpuGemmKernel {
   kModel,           // any GPU: integer group sums + the §3 model step, one thread per output
   kSm120Native,     // SM120/SM121: mma.sync kind::mxf4nvf4 block_scale (needs a Blackwell GPU)
   kSm120Emulated,   // the same SM120 kernel source with the MMA replaced by its exact emulation
+  kSm120pNative,    // the pipelined SM120 kernel (shared-memory stages, bulk copies, producer warp)
+  kSm120pEmulated,  // the pipelined SM120 kernel with the MMA emulated (validates it on any GPU)
 };
 const char* to_string(GpuGemmKernel k);
 Result<GpuGemmKernel> parse_gpu_kernel(std::string_view s);
@@ -67,7 +69,7 @@ Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, co
 // The SM120 kernel with the streaming A producer: the activation arrives as bf16 x [m][k]; the GPU
 // reduces amax, forms ComfyUI's dynamic scale s_x = f32(bf16(amax/2688)) and alpha = s_x * s_w, and
 // quantizes A inside the GEMM (comfy-cuda recipe). Bit-identical to quantize() followed by gemm().
-// kernel: kSm120Native or kSm120Emulated.
+// kernel: kSm120Native or kSm120Emulated (the pipelined kernel reads a quantized A only).
 Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k, const Tensor& w, const uint16_t* bias,
                                         GpuGemmKernel kernel,
                                         const ReductionContract& contract = ReductionContract::sequential());

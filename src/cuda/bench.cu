@@ -64,8 +64,8 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
   // A backend the user named must be runnable here: say so before measuring anything.
   if (opt.backends_explicit)
     for (const std::string& b : opt.backends) {
-      if (b == "sm120-native" && !blackwell)
-        return unsupported("bench: sm120-native needs an SM120/SM121 GPU; this is " + dev.name);
+      if ((b == "sm120-native" || b == "sm120p-native") && !blackwell)
+        return unsupported("bench: " + b + " needs an SM120/SM121 GPU; this is " + dev.name);
       if (b == "cublaslt" && !blackwell && dev.cc_major != 10) {
         NVFP4_ASSIGN_OR_RETURN(CublasLtEnv env, cublaslt_env());
         NVFP4_TRY(cublaslt_nvfp4_supported(env));
@@ -152,8 +152,22 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
     NVFP4_TRY(draw.alloc(M * N));
     NVFP4_TRY(dout.alloc(M * N));
     const double bytes = static_cast<double>(nvfp4_w + ha.size() + hsa.size() + M * N * 2);
+    // The memory-path proxy's yardstick: a device-to-device copy of the weight bytes, same process.
+    double copy_gbs = 0;
+    for (const std::string& b : opt.backends)
+      if (b == "sm120p-proxy" && copy_gbs == 0) {
+        cuda::DeviceBuffer<uint8_t> dst;
+        NVFP4_TRY(dst.alloc(static_cast<size_t>(nvfp4_w)));
+        NVFP4_ASSIGN_OR_RETURN(double copy_us, cuda::median_us(opt.iters, opt.warmup, [&](int i) {
+          NVFP4_CUDA_TRY(cudaMemcpyAsync(dst.get(), dw[i % copies]->get(), hw.size(), cudaMemcpyDeviceToDevice));
+          NVFP4_CUDA_TRY(cudaMemcpyAsync(dst.get() + hw.size(), dsw[i % copies]->get(), hsw.size(), cudaMemcpyDeviceToDevice));
+          return Status::ok();
+        }));
+        copy_gbs = 2.0 * static_cast<double>(nvfp4_w) / copy_us * 1e-3;  // read + write
+        sj.set("weight_copy_us", copy_us).set("weight_copy_gb_per_s", copy_gbs);
+      }
     for (const std::string& b : opt.backends) {
-      if (b == "sm120-native" && !blackwell) continue;  // default list: rows this GPU has
+      if ((b == "sm120-native" || b == "sm120p-native") && !blackwell) continue;  // default list: rows this GPU has
       double us = 0;
       if (b == "cublaslt") {
         if (!blackwell && dev.cc_major != 10) continue;
@@ -161,14 +175,14 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
         NVFP4_ASSIGN_OR_RETURN(auto r, cublaslt_gemm(prob->a, prob->w, prob->alpha, nullptr, req));
         us = r.kernel_ms * 1000.0;  // single timed run (the call re-plans each time)
       } else {
-        auto k = parse_gpu_kernel(b);
+        const bool proxy = b == "sm120p-proxy";
+        auto k = proxy ? Result<GpuGemmKernel>(GpuGemmKernel::kSm120pNative) : parse_gpu_kernel(b);
         if (!k.is_ok()) return k.status();
         auto run = [&](int i) {
           cuda::GemmOperands op{da.get(), dw[i % copies]->get(), dsa.get(), dsw[i % copies]->get(), M, N, k64, prob->alpha,
                                 nullptr, draw.get(), dout.get()};
-          return k.value() == GpuGemmKernel::kModel ? cuda::launch_gemm_model(op, nullptr)
-                                                    : cuda::launch_sm120_gemm(op, k.value() == GpuGemmKernel::kSm120Emulated,
-                                                                              dev.sm_count, nullptr);
+          return proxy ? cuda::launch_sm120p_gemm(op, cuda::Sm120pMode::kProxy, dev.sm_count, nullptr)
+                       : cuda::launch_gemm_kernel(op, k.value(), dev.sm_count, nullptr);
         };
         NVFP4_ASSIGN_OR_RETURN(us, cuda::median_us(opt.iters, opt.warmup, run));
       }
@@ -176,6 +190,14 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
       Json kj = Json::object();
       kj.set("backend", b).set("us", us).set("tflops", flops / us * 1e-6).set("gb_per_s", bytes / us * 1e-3);
       kj.set("x_cublas_bf16", base_us / us).set("weight_copies", copies);
+      if (b == "sm120p-proxy") {  // the data path alone: weight bytes streamed vs the copy's bandwidth
+        const double w_gbs = static_cast<double>(nvfp4_w) / us * 1e-3;
+        kj.set("weight_gb_per_s", w_gbs).set("fraction_of_copy", w_gbs / copy_gbs);
+        char line[200];
+        std::snprintf(line, sizeof line, "%-34s %-16s | weight stream %8.1f GB/s = %5.1f%% of the %.1f GB/s weight copy",
+                      shape.c_str(), "sm120p-proxy", w_gbs, 100.0 * w_gbs / copy_gbs, copy_gbs);
+        print(line);
+      }
       kernels.push(kj);
     }
     sj.set("kernels", kernels);

@@ -99,11 +99,20 @@ Result<Tensor> quantize_gpu(const uint16_t* x, int64_t rows, int64_t cols, float
   return t;
 }
 
+namespace {
+// The pipelined SM120 kernel: emulated everywhere, native on SM120/SM121.
+void add_pipelined_kernels(const DeviceInfo& d, std::vector<GpuGemmKernel>& k) {
+  if (is_blackwell_consumer(d)) k.push_back(GpuGemmKernel::kSm120pNative);
+  k.push_back(GpuGemmKernel::kSm120pEmulated);
+}
+}  // namespace
+
 std::vector<GpuGemmKernel> available_gpu_kernels() {
   auto d = cuda_device();
   if (!d.is_ok()) return {};
   std::vector<GpuGemmKernel> k = {GpuGemmKernel::kModel, GpuGemmKernel::kSm120Emulated};
   if (is_blackwell_consumer(d.value())) k.insert(k.begin(), GpuGemmKernel::kSm120Native);
+  add_pipelined_kernels(d.value(), k);
   return k;
 }
 
@@ -116,6 +125,9 @@ Status check_kernel_runs_here(GpuGemmKernel kernel, const DeviceInfo& dev) {
     return unsupported("kernel sm120-native needs an SM120/SM121 GPU (compute capability 12.0/12.1); this is " + dev.name +
                        " (" + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
                        "): use sm120-emulated to run the same kernel with the MMA emulated");
+  if (kernel == GpuGemmKernel::kSm120pNative && !is_blackwell_consumer(dev))
+    return unsupported("kernel sm120p-native needs an SM120/SM121 GPU; this is " + dev.name +
+                       ": use sm120p-emulated to run the same kernel with the MMA emulated");
   return Status::ok();
 }
 
@@ -138,9 +150,7 @@ Result<GpuGemmOutput> run_gemm(cuda::GemmOperands op, GpuGemmKernel kernel, cons
   NVFP4_CUDA_TRY(cudaEventCreate(&ev0));
   NVFP4_CUDA_TRY(cudaEventCreate(&ev1));
   cudaEventRecord(ev0);
-  Status st = kernel == GpuGemmKernel::kModel
-                  ? cuda::launch_gemm_model(op, nullptr)
-                  : cuda::launch_sm120_gemm(op, kernel == GpuGemmKernel::kSm120Emulated, dev.sm_count, nullptr);
+  Status st = cuda::launch_gemm_kernel(op, kernel, dev.sm_count, nullptr);
   if (st.is_ok() && op.splits > 1) st = cuda::launch_merge_splitk(op, nullptr);
   cudaEventRecord(ev1);
   const cudaError_t sync = cudaEventSynchronize(ev1);
@@ -202,7 +212,7 @@ Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k,
   if (x == nullptr || m <= 0) return invalid_argument("gemm_gpu_stream_a: activation must be non-empty");
   if (k != w.geom.cols)
     return invalid_argument("K mismatch: activation has K = " + std::to_string(k) + ", weight has K = " + std::to_string(w.geom.cols));
-  if (kernel == GpuGemmKernel::kModel)
+  if (kernel != GpuGemmKernel::kSm120Native && kernel != GpuGemmKernel::kSm120Emulated)
     return unsupported("the streaming A producer lives in the SM120 kernel: use sm120-native or sm120-emulated");
   NVFP4_TRY(check_gpu_contract(kernel, contract, k));
   NVFP4_ASSIGN_OR_RETURN(cuda::SlicePlan plan, cuda::plan_slices(contract, k));
@@ -234,5 +244,18 @@ Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k,
   op.s_w = w.global_scale;
   return run_gemm(op, kernel, dev, plan);
 }
+
+namespace cuda {
+Status launch_gemm_kernel(const GemmOperands& op, GpuGemmKernel kernel, int sm_count, cudaStream_t stream) {
+  switch (kernel) {
+    case GpuGemmKernel::kModel: return launch_gemm_model(op, stream);
+    case GpuGemmKernel::kSm120Native: return launch_sm120_gemm(op, false, sm_count, stream);
+    case GpuGemmKernel::kSm120Emulated: return launch_sm120_gemm(op, true, sm_count, stream);
+    case GpuGemmKernel::kSm120pNative: return launch_sm120p_gemm(op, Sm120pMode::kNative, sm_count, stream);
+    case GpuGemmKernel::kSm120pEmulated: return launch_sm120p_gemm(op, Sm120pMode::kEmulated, sm_count, stream);
+  }
+  return invalid_argument(std::string("no launcher for kernel ") + to_string(kernel));
+}
+}  // namespace cuda
 
 }  // namespace nvfp4

@@ -41,6 +41,8 @@ Status check_gpu_contract(GpuGemmKernel kernel, const ReductionContract& contrac
     case GpuGemmKernel::kModel:
     case GpuGemmKernel::kSm120Native:
     case GpuGemmKernel::kSm120Emulated:
+    case GpuGemmKernel::kSm120pNative:
+    case GpuGemmKernel::kSm120pEmulated:
       break;  // these write split-K partials for launch_merge_splitk
     default:
       if (!contract.is_sequential())

@@ -21,14 +21,15 @@ Result<Backend> parse_backend(const std::string& s) {
   Backend b;
   const auto at = s.find('@');
   b.name = s.substr(0, at);
-  static const char* kNames[] = {"cpu-oracle",          "cpu-reference",         "gpu-model", "sm120-emulated",
-                                 "sm120-native",        "sm120-stream-emulated", "sm120-stream-native", "cublaslt"};
+  static const char* kNames[] = {"cpu-oracle",          "cpu-reference",         "gpu-model",           "sm120-emulated",
+                                 "sm120-native",        "sm120-stream-emulated", "sm120-stream-native", "sm120p-emulated",
+                                 "sm120p-native",       "cublaslt"};
   bool known = false;
   for (const char* n : kNames) known = known || b.name == n;
   if (!known)
     return invalid_argument("unknown backend '" + b.name +
                             "' (expected cpu-oracle, cpu-reference, gpu-model, sm120-emulated, sm120-native, "
-                            "sm120-stream-emulated, sm120-stream-native or cublaslt)");
+                            "sm120-stream-emulated, sm120-stream-native, sm120p-emulated, sm120p-native or cublaslt)");
   if (at != std::string::npos) {
     NVFP4_ASSIGN_OR_RETURN(b.contract, ReductionContract::parse(s.substr(at + 1)));
     b.contract_given = true;
@@ -351,7 +352,7 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
   if (opt.candidates.empty()) {
     for (GpuGemmKernel k : available_gpu_kernels()) {
       opt.candidates.push_back(Backend{to_string(k), {}});
-      if (k != GpuGemmKernel::kModel)  // the same SM120 kernel with the streaming A producer
+      if (k == GpuGemmKernel::kSm120Native || k == GpuGemmKernel::kSm120Emulated)  // with the streaming A producer
         opt.candidates.push_back(Backend{k == GpuGemmKernel::kSm120Native ? "sm120-stream-native" : "sm120-stream-emulated", {}});
     }
     if (opt.candidates.empty()) opt.candidates.push_back(Backend{"cpu-oracle", {}});
@@ -389,9 +390,9 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
       continue;
     }
     NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
-    if ((b.name == "sm120-native" || b.name == "sm120-stream-native") && dev.cc_major != 12)
+    if ((b.name == "sm120-native" || b.name == "sm120-stream-native" || b.name == "sm120p-native") && dev.cc_major != 12)
       return unsupported(b.name + " needs an SM120/SM121 GPU; this is " + dev.name + " (use " +
-                         (b.name == "sm120-native" ? "sm120-emulated" : "sm120-stream-emulated") + ")");
+                         b.name.substr(0, b.name.size() - 6) + "emulated)");
   }
   NVFP4_TRY(make_dirs(opt.out_dir));
   auto say = [&](const std::string& s) { if (opt.progress) opt.progress(s); };
@@ -497,7 +498,10 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
       if (cand.kernel_ms >= 0) timing.set("candidate_kernel_ms", cand.kernel_ms);
       j.set("timing", timing);
       lr.json = j;
-      const std::string file = opt.out_dir + "/" + l.name + (opt.candidates.size() > 1 ? "-" + cb.name : "") + ".json";
+      // One file per candidate; a split-K contract joins the name, so one kernel under two contracts keeps both.
+      const std::string file = opt.out_dir + "/" + l.name +
+                               (opt.candidates.size() > 1 ? "-" + (cb.contract.is_sequential() ? cb.name : cb.describe()) : "") +
+                               ".json";
       NVFP4_TRY(write_text(file, j.dump() + "\n"));
       artifacts.push(file);
       results.push(j);

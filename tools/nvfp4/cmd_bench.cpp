@@ -13,7 +13,9 @@ const char* kHelp =
     "usage: nvfp4 bench [options]\n"
     "  --rows M            activation rows (default 128)\n"
     "  --shapes LIST       NAME:N:K / NxK / MiniMax names (default: the four MiniMax H3 linears)\n"
-    "  --backend LIST      gpu-model,sm120-emulated,sm120-native,cublaslt (default: all this GPU runs)\n"
+    "  --backend LIST      gpu-model,sm120-emulated,sm120-native,sm120p-emulated,sm120p-native,sm120p-proxy,\n"
+    "                      cublaslt (default: all this GPU runs); sm120p-proxy times the pipelined kernel's data\n"
+    "                      path alone (MMA replaced by a register-only stand-in) against a copy of the weights\n"
     "  --iters N           timed runs per measurement, median reported (default 30)\n"
     "  --warmup N          untimed runs first (default 5)\n"
     "  --no-quantizer      skip the quantizer benchmark\n"
@@ -49,7 +51,8 @@ int cmd_bench(int argc, char** argv) {
     std::stringstream ss(args->get("backend"));
     std::string b;
     while (std::getline(ss, b, ',')) {
-      if (b != "gpu-model" && b != "sm120-emulated" && b != "sm120-native" && b != "cublaslt")
+      if (b != "gpu-model" && b != "sm120-emulated" && b != "sm120-native" && b != "sm120p-emulated" &&
+          b != "sm120p-native" && b != "sm120p-proxy" && b != "cublaslt")
         return fail("bench", invalid_argument("unknown backend '" + b + "'"));
       opt.backends.push_back(b);
     }

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "../split_plan.hpp"
+#include "nvfp4/cuda.hpp"
 #include "nvfp4/error.hpp"
 
 namespace nvfp4::cuda {
@@ -62,6 +63,14 @@ Status launch_amax_bf16(const uint16_t* x, int64_t n, uint32_t* amax_bits, cudaS
 Status launch_gemm_model(const GemmOperands& op, cudaStream_t stream);
 // emulate: the MMA instruction replaced by its exact software emulation (runs on any GPU).
 Status launch_sm120_gemm(const GemmOperands& op, bool emulate, int sm_count, cudaStream_t stream);
+
+// The pipelined SM120 kernel (sm120/sm120_gemm_pipelined.cu): native MMA, its exact emulation, or
+// the memory-path proxy (a register-only stand-in for the MMA: times the data path; output meaningless).
+enum class Sm120pMode { kNative, kEmulated, kProxy };
+Status launch_sm120p_gemm(const GemmOperands& op, Sm120pMode mode, int sm_count, cudaStream_t stream);
+
+// Launches `kernel` (gpu-model, sm120-*, sm120p-*) on op; the split-K merge is the caller's.
+Status launch_gemm_kernel(const GemmOperands& op, GpuGemmKernel kernel, int sm_count, cudaStream_t stream);
 
 // Split-K: every output of op (raw and out) from its op.splits partials, merged in slice order
 // with op.merge and the alpha-before-bf16 epilogue (alpha from op.x_amax when A is streamed).
