@@ -1,6 +1,7 @@
 // The nvfp4 command line: exit codes, one-line errors, and the files each command writes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -153,4 +154,45 @@ TEST(Cli, ExplainFindsAPlantedContract) {
   EXPECT_GE((*j)["exact"].size(), 1u);
   auto bad = run("explain --linear fc2 --reference " + tmp("nothing.npy"));
   EXPECT_EQ(bad.code, 4);
+}
+
+TEST(Cli, ValidateRunsContractsOnGpuBackendsAndRefusesBadOnes) {
+  auto one_line = [](const ::Run& r) { return std::count(r.out.begin(), r.out.end(), '\n') == 1; };
+  // More slices than k64 chunks (K = 128 has two): bad input on any machine, before any GPU work.
+  auto many = run("validate --shapes t:64:128 --rows 4 --candidate sm120-emulated@split_k:4 --quiet --out " + tmp("vs1"));
+  EXPECT_EQ(many.code, 2) << many.out;
+  EXPECT_TRUE(one_line(many)) << many.out;
+  EXPECT_NE(many.out.find("S must not exceed the chunk count"), std::string::npos) << many.out;
+  auto many_flag = run("validate --shapes t:64:128 --rows 4 --candidate gpu-model --contract split_k:3 --quiet --out " + tmp("vs2"));
+  EXPECT_EQ(many_flag.code, 2) << many_flag.out;
+  for (const char* bad : {"--candidate cpu-reference@split_k:2", "--candidate cublaslt@split_k:2", "--contract split_k:zz",
+                          "--contract cublaslt:grain=100", "--contract cublaslt:fp32"}) {
+    auto r = run(std::string("validate --shapes t:64:1024 --rows 4 --quiet ") + bad + " --out " + tmp("vs3"));
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
+    EXPECT_TRUE(one_line(r)) << bad << ": " << r.out;
+  }
+  // --contract reaches every side without its own: the oracle under split-K against itself.
+  auto same = run("validate --shapes t:48:1024 --rows 8 --candidate cpu-oracle --reference cpu-oracle "
+                  "--contract split_k:3:grain=128:cutlass:bf16_partials --quiet --out " + tmp("vs4"));
+  EXPECT_EQ(same.code, 0) << same.out;
+  auto j = Json::parse(read_text(tmp("vs4") + "/summary.json").value());
+  ASSERT_TRUE(j.is_ok());
+  EXPECT_EQ((*j)["results"].items().at(0)["candidate"].as_string(), "cpu-oracle@split_k:3:grain=128:cutlass:bf16_partials");
+  // --contract cublaslt needs NVFP4 cuBLASLt: one line and exit 3 where it cannot run.
+  auto env = cublaslt_env();
+  if (!env.is_ok() || !cublaslt_nvfp4_supported(env.value()).is_ok()) {
+    auto lt = run("validate --shapes t:48:1024 --rows 8 --candidate cpu-oracle --contract cublaslt --quiet --out " + tmp("vs5"));
+    EXPECT_EQ(lt.code, 3) << lt.out;
+    EXPECT_TRUE(one_line(lt)) << lt.out;
+  }
+  // The command: the emulated SM120 kernel under FC2's split-K hypothesis, against the
+  // oracle under the same contract (exit 3 without a GPU).
+  auto fc2 = run("validate --linear fc2 --candidate sm120-emulated@split_k:2:grain=256:cublas:fp32 --reference "
+                 "cpu-oracle@split_k:2:grain=256:cublas:fp32 --quiet --out " + tmp("vs6"));
+  if (fc2.code == 3) {
+    EXPECT_TRUE(one_line(fc2)) << fc2.out;
+  } else {
+    EXPECT_EQ(fc2.code, 0) << fc2.out;
+    EXPECT_NE(fc2.out.find("EQUAL"), std::string::npos) << fc2.out;
+  }
 }

@@ -16,13 +16,16 @@ struct BenchOptions {
   std::vector<LinearShape> linears = minimax_h3_linears();
   // sm90 / sm90-stream: the exact Hopper kernel (packed A / bf16 x quantized inside); comfy-hopper:
   // ComfyUI's Hopper path (dequantize the weight, then cuBLAS bf16); cublas-fp8: an FP8 cuBLASLt
-  // linear with per-tensor scales (not exact; the fastest format Hopper has).
-  std::vector<std::string> backends = {"sm90", "sm90-stream", "comfy-hopper", "cublas-fp8", "gpu-model",
-                                       "sm120-emulated", "sm120-native", "cublaslt"};
-  std::vector<int> sm90_bms;
+  // linear with per-tensor scales (not exact; the fastest format Hopper has). sm120p-proxy: the
+  // pipelined SM120 kernel with a register-only stand-in for the MMA (any GPU): its time is the
+  // data path's, reported as weight GB/s against a device copy of the weights.
+  std::vector<std::string> backends = {"sm90",           "sm90-stream",     "comfy-hopper",  "cublas-fp8",
+                                       "gpu-model",      "sm120-emulated",  "sm120-native",  "sm120p-emulated",
+                                       "sm120p-native",  "sm120p-proxy",    "cublaslt"};
+  std::vector<int> sm90_bms;  // tile heights to time for sm90 (empty: the launcher's choice)
   // Activations of the GEMM rows: outliers (heavy tails, ~1 channel in 700 x30..60, as LLM/DiT
   // activations), normal, or minimax (validate's synthetic data: per-channel magnitudes 2^-3..2^3).
-  std::string activations = "outliers";  // tile heights to time for sm90 (empty: the launcher's choice)
+  std::string activations = "outliers";
   // Backends named by the user must run: one this GPU cannot run is an error, not a skipped row.
   bool backends_explicit = false;
   int iters = 30;

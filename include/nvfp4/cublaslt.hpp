@@ -11,6 +11,7 @@
 #include "nvfp4/error.hpp"
 #include "nvfp4/format.hpp"
 #include "nvfp4/io.hpp"
+#include "nvfp4/model.hpp"
 
 namespace nvfp4 {
 
@@ -38,6 +39,12 @@ struct CublasLtPlan {
   std::string contract;
   Json to_json() const;
 };
+
+// The reduction contract a plan runs, mapped as the probe maps it (CublasLtPlan::contract): one K
+// split is sequential; S > 1 takes S and the merge from SPLITK_NUM and REDUCTION_SCHEME, and the K
+// grain and partition rule from the caller, since the algo config does not state them. A split-K
+// plan without a grain (grain <= 0) does not map: unsupported, with one line saying why.
+Result<ReductionContract> cublaslt_plan_contract(const CublasLtPlan& plan, int grain, PartitionRule rule);
 
 struct CublasLtEnv {
   std::string library;        // the loaded file

@@ -39,11 +39,17 @@ Result<Tensor> quantize_gpu(const uint16_t* x, int64_t rows, int64_t cols, float
                             const QuantizeOptions& opt);
 
 // ---------------------------------------------------------------------------------------------
-// GPU GEMM backends. All follow the sequential-K contract and the alpha-before-bf16 epilogue.
+// GPU GEMM backends, alpha-before-bf16 epilogue. Every backend runs every reduction contract the
+// CPU oracle knows (NVFP4-SPEC.md §4): sequential K, or split-K with the slices of
+// ReductionContract::slices, each slice's fp32 partial kept in a workspace and merged in slice
+// order by a separate pass (bit-identical to gemm_oracle under the same contract). A contract with
+// more slices than K has k64 chunks is refused (invalid argument).
 enum class GpuGemmKernel {
   kModel,           // any GPU: integer group sums + the §3 model step, one thread per output
   kSm120Native,     // SM120/SM121: mma.sync kind::mxf4nvf4 block_scale (needs a Blackwell GPU)
   kSm120Emulated,   // the same SM120 kernel source with the MMA replaced by its exact emulation
+  kSm120pNative,    // the pipelined SM120 kernel (shared-memory stages, bulk copies, producer warp)
+  kSm120pEmulated,  // the pipelined SM120 kernel with the MMA emulated (validates it on any GPU)
   kSm90,            // Hopper (sm_90a): wgmma on scale-folded fp16 with proven-exact fast steps, §3 elsewhere
 };
 const char* to_string(GpuGemmKernel k);
@@ -52,24 +58,30 @@ Result<GpuGemmKernel> parse_gpu_kernel(std::string_view s);
 std::vector<GpuGemmKernel> available_gpu_kernels();
 
 struct GpuGemmOutput {
-  std::vector<float> raw;      // [M][N] fp32 accumulators (sequential K)
+  std::vector<float> raw;      // [M][N] fp32 accumulators (split-K: the merge's raw, as gemm_oracle's)
   std::vector<uint16_t> out;   // [M][N] bf16 = bf16_rn(f32_rn(alpha * acc) [+ bias])
-  double kernel_ms = 0;        // one launch, CUDA events
+  double kernel_ms = 0;        // one launch (split-K: GEMM and merge), CUDA events
   float s_x = 0;               // streaming: the activation scale the GPU derived
   // sm90 only: element steps (output x k64 chunk), thread-chunks that ran per-element tests, and
   // element steps that took the exact slow path (the §3 model) instead of the tensor-core sum.
   int64_t steps = 0, refined_thread_chunks = 0, slow_steps = 0;
 };
 Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias,
-                               GpuGemmKernel kernel);
+                               GpuGemmKernel kernel,
+                               const ReductionContract& contract = ReductionContract::sequential());
 
 // The SM120 kernel with the streaming A producer: the activation arrives as bf16 x [m][k]; the GPU
 // reduces amax, forms ComfyUI's dynamic scale s_x = f32(bf16(amax/2688)) and alpha = s_x * s_w, and
 // quantizes A inside the GEMM (comfy-cuda recipe). Bit-identical to quantize() followed by gemm().
-// kernel: kSm120Native, kSm120Emulated, or kSm90 (Hopper: A is quantized in the sm90 pre-pass into
-// the kernel's fp16 operand, never into an NVFP4 copy). s_static > 0: a static input_scale
-// instead of the dynamic one (kSm90 only).
+// kernel: kSm120Native, kSm120Emulated (the pipelined kernel reads a quantized A only), or kSm90
+// (Hopper: A is quantized in the sm90 pre-pass into the kernel's fp16 operand, never into an NVFP4
+// copy). s_static > 0: a static input_scale instead of the dynamic one (kSm90 only).
 Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k, const Tensor& w, const uint16_t* bias,
-                                        GpuGemmKernel kernel, float s_static = 0.0f);
+                                        GpuGemmKernel kernel,
+                                        const ReductionContract& contract = ReductionContract::sequential(),
+                                        float s_static = 0.0f);
+
+// Whether `kernel` runs `contract` for K = k: the one-line reason (invalid argument) when not.
+Status check_gpu_contract(GpuGemmKernel kernel, const ReductionContract& contract, int64_t k);
 
 }  // namespace nvfp4

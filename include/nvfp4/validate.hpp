@@ -62,9 +62,11 @@ struct Backend {
   // sm120-stream-native (A quantized inside the GEMM from the bf16 activation) | cublaslt
   std::string name;
   ReductionContract contract = ReductionContract::sequential();
+  bool contract_given = false;  // "name@contract": ValidateOptions::contract does not apply
   std::string describe() const;
 };
-Result<Backend> parse_backend(const std::string& s);  // "name" or "name@contract"
+// "name" or "name@contract"; a contract on cpu-reference or cublaslt (which run their own) is refused.
+Result<Backend> parse_backend(const std::string& s);
 
 struct ValidateOptions {
   int64_t rows = 128;
@@ -78,6 +80,11 @@ struct ValidateOptions {
   std::string inputs_dir;            // <linear>.x.npy / <linear>.w.npy bf16 instead of synthetic
   std::string checkpoint, layer;     // validate this checkpoint layer (then inputs_dir may name the x .npy)
   ReductionContract sensitivity = ReductionContract::split_k(2, 256, PartitionRule::kCublas, MergeMode::kFp32);
+  // The contract of every side without its own "@contract" (cpu-reference and cublaslt excepted):
+  // empty (sequential), a contract, or "cublaslt[:grain=G][:cublas|cutlass]": per linear, the plan
+  // cuBLASLt's heuristic picks for ComfyUI's call at that shape, mapped as the probe maps it
+  // (cublaslt_plan_contract; a split-K plan needs the grain).
+  std::string contract;
   std::function<void(const std::string&)> progress;  // human progress lines
 };
 

@@ -38,6 +38,31 @@ Json CublasLtEnv::to_json() const {
   return j;
 }
 
+namespace {
+// CUBLASLT_REDUCTION_SCHEME_* values (checked against cublasLt.h where it is available).
+constexpr int64_t kSchemeCompute = 2, kSchemeOutput = 4;
+MergeMode scheme_merge(int64_t scheme) {
+  return scheme == kSchemeCompute ? MergeMode::kFp32 : scheme == kSchemeOutput ? MergeMode::kBf16Partials : MergeMode::kBf16Serial;
+}
+// The probe's text for a plan: the contract with the K grain (and partition rule) left open.
+std::string plan_contract_text(int64_t splitk_num, int64_t scheme) {
+  if (splitk_num <= 1) return "sequential";
+  const std::string full = ReductionContract::split_k(2, 64, PartitionRule::kCublas, scheme_merge(scheme)).to_string();
+  return "split_k:" + std::to_string(splitk_num) + ":?:" + full.substr(full.rfind(':') + 1);
+}
+}  // namespace
+
+Result<ReductionContract> cublaslt_plan_contract(const CublasLtPlan& plan, int grain, PartitionRule rule) {
+  if (plan.splitk_num <= 1) return ReductionContract::sequential();
+  const std::string what = "cuBLASLt's plan (ALGO_ID " + std::to_string(plan.algo_id) + ", TILE_ID " +
+                           std::to_string(plan.tile_id) + ") is " + plan_contract_text(plan.splitk_num, plan.reduction_scheme);
+  if (plan.splitk_num > 64) return unsupported(what + ": more than 64 K slices is no contract this library runs");
+  if (grain <= 0)
+    return unsupported(what + ": its algo config does not state the K grain; pin it with `nvfp4 probe-cublaslt --compare` "
+                              "and pass --contract cublaslt:grain=G");
+  return ReductionContract::split_k(static_cast<int>(plan.splitk_num), grain, rule, scheme_merge(plan.reduction_scheme));
+}
+
 #if !defined(NVFP4_WITH_CUDA)
 
 namespace {
@@ -229,14 +254,9 @@ CublasLtPlan read_plan(int index, const cublasLtMatmulHeuristicResult_t& r) {
   p.cluster_shape_id = algo_attr<uint16_t>(r.algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID);
   p.workspace_bytes = static_cast<int64_t>(r.workspaceSize);
   p.waves_count = r.wavesCount;
-  if (p.splitk_num <= 1) {
-    p.contract = "sequential";
-  } else {
-    const char* merge = p.reduction_scheme == CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE ? "fp32"
-                        : p.reduction_scheme == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE ? "bf16_partials"
-                                                                                     : "bf16_serial";
-    p.contract = "split_k:" + std::to_string(p.splitk_num) + ":?:" + merge;
-  }
+  static_assert(kSchemeCompute == CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE && kSchemeOutput == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE,
+                "reduction scheme values");
+  p.contract = plan_contract_text(p.splitk_num, p.reduction_scheme);
   return p;
 }
 

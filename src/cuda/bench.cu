@@ -67,8 +67,8 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
   // A backend the user named must be runnable here: say so before measuring anything.
   if (opt.backends_explicit)
     for (const std::string& b : opt.backends) {
-      if (b == "sm120-native" && !blackwell)
-        return unsupported("bench: sm120-native needs an SM120/SM121 GPU; this is " + dev.name);
+      if ((b == "sm120-native" || b == "sm120p-native") && !blackwell)
+        return unsupported("bench: " + b + " needs an SM120/SM121 GPU; this is " + dev.name);
       if ((b == "sm90" || b == "sm90-stream") && dev.cc_major != 9)
         return unsupported("bench: " + b + " needs a Hopper GPU (compute capability 9.0); this is " + dev.name);
       if (b == "cublaslt" && !blackwell && dev.cc_major != 10) {
@@ -173,8 +173,22 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
       kernels.push(extra);
     };
     const bool hopper = dev.cc_major == 9;
+    // The memory-path proxy's yardstick: a device-to-device copy of the weight bytes, same process.
+    double copy_gbs = 0;
+    for (const std::string& b : opt.backends)
+      if (b == "sm120p-proxy" && copy_gbs == 0) {
+        cuda::DeviceBuffer<uint8_t> dst;
+        NVFP4_TRY(dst.alloc(static_cast<size_t>(nvfp4_w)));
+        NVFP4_ASSIGN_OR_RETURN(double copy_us, cuda::median_us(opt.iters, opt.warmup, [&](int i) {
+          NVFP4_CUDA_TRY(cudaMemcpyAsync(dst.get(), dw[i % copies]->get(), hw.size(), cudaMemcpyDeviceToDevice));
+          NVFP4_CUDA_TRY(cudaMemcpyAsync(dst.get() + hw.size(), dsw[i % copies]->get(), hsw.size(), cudaMemcpyDeviceToDevice));
+          return Status::ok();
+        }));
+        copy_gbs = 2.0 * static_cast<double>(nvfp4_w) / copy_us * 1e-3;  // read + write
+        sj.set("weight_copy_us", copy_us).set("weight_copy_gb_per_s", copy_gbs);
+      }
     for (const std::string& b : opt.backends) {
-      if (b == "sm120-native" && !blackwell) continue;  // default list: rows this GPU has
+      if ((b == "sm120-native" || b == "sm120p-native") && !blackwell) continue;  // default list: rows this GPU has
       if ((b == "sm90" || b == "sm90-stream") && !hopper) continue;
       if (b == "cublaslt") {
         if (!blackwell && dev.cc_major != 10) continue;
@@ -270,17 +284,26 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
           row(name, us, stream ? bytes - static_cast<double>(ha.size() + hsa.size()) + M * K * 2 : bytes, copies, extra);
         }
       } else {
-        auto k = parse_gpu_kernel(b);
+        const bool proxy = b == "sm120p-proxy";
+        auto k = proxy ? Result<GpuGemmKernel>(GpuGemmKernel::kSm120pNative) : parse_gpu_kernel(b);
         if (!k.is_ok()) return k.status();
         auto run = [&](int i) {
           cuda::GemmOperands op{da.get(), dw[i % copies]->get(), dsa.get(), dsw[i % copies]->get(), M, N, k64, prob->alpha,
                                 nullptr, draw.get(), dout.get()};
-          return k.value() == GpuGemmKernel::kModel ? cuda::launch_gemm_model(op, nullptr)
-                                                    : cuda::launch_sm120_gemm(op, k.value() == GpuGemmKernel::kSm120Emulated,
-                                                                              dev.sm_count, nullptr);
+          return proxy ? cuda::launch_sm120p_gemm(op, cuda::Sm120pMode::kProxy, dev.sm_count, nullptr)
+                       : cuda::launch_gemm_kernel(op, k.value(), dev.sm_count, nullptr);
         };
         NVFP4_ASSIGN_OR_RETURN(double us, cuda::median_us(opt.iters, opt.warmup, run));
-        row(b, us, bytes, copies, Json::object());
+        Json extra = Json::object();
+        if (proxy) {  // the data path alone: weight bytes streamed vs the copy's bandwidth
+          const double w_gbs = static_cast<double>(nvfp4_w) / us * 1e-3;
+          extra.set("weight_gb_per_s", w_gbs).set("fraction_of_copy", w_gbs / copy_gbs);
+          char line[200];
+          std::snprintf(line, sizeof line, "%-34s %-16s | weight stream %8.1f GB/s = %5.1f%% of the %.1f GB/s weight copy",
+                        shape.c_str(), "sm120p-proxy", w_gbs, 100.0 * w_gbs / copy_gbs, copy_gbs);
+          print(line);
+        }
+        row(b, us, bytes, copies, extra);
       }
     }
     sj.set("kernels", kernels);

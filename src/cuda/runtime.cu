@@ -103,11 +103,20 @@ Result<Tensor> quantize_gpu(const uint16_t* x, int64_t rows, int64_t cols, float
   return t;
 }
 
+namespace {
+// The pipelined SM120 kernel: emulated everywhere, native on SM120/SM121.
+void add_pipelined_kernels(const DeviceInfo& d, std::vector<GpuGemmKernel>& k) {
+  if (is_blackwell_consumer(d)) k.push_back(GpuGemmKernel::kSm120pNative);
+  k.push_back(GpuGemmKernel::kSm120pEmulated);
+}
+}  // namespace
+
 std::vector<GpuGemmKernel> available_gpu_kernels() {
   auto d = cuda_device();
   if (!d.is_ok()) return {};
   std::vector<GpuGemmKernel> k = {GpuGemmKernel::kModel, GpuGemmKernel::kSm120Emulated};
   if (is_blackwell_consumer(d.value())) k.insert(k.begin(), GpuGemmKernel::kSm120Native);
+  add_pipelined_kernels(d.value(), k);
   if (is_hopper(d.value())) k.insert(k.begin(), GpuGemmKernel::kSm90);
   return k;
 }
@@ -124,28 +133,33 @@ Status check_kernel_runs_here(GpuGemmKernel kernel, const DeviceInfo& dev) {
   if (kernel == GpuGemmKernel::kSm90 && !is_hopper(dev))
     return unsupported("kernel sm90 needs a Hopper GPU (compute capability 9.0: wgmma, TMA); this is " + dev.name + " (" +
                        std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) + ")");
+  if (kernel == GpuGemmKernel::kSm120pNative && !is_blackwell_consumer(dev))
+    return unsupported("kernel sm120p-native needs an SM120/SM121 GPU; this is " + dev.name +
+                       ": use sm120p-emulated to run the same kernel with the MMA emulated");
   return Status::ok();
 }
 
-// Launches one GEMM on prepared device operands (op's output pointers are filled here) and brings
-// the outputs back.
-Result<GpuGemmOutput> run_gemm(cuda::GemmOperands op, GpuGemmKernel kernel, const DeviceInfo& dev) {
+// Launches one GEMM on prepared device operands (op's output pointers are filled here) under the
+// planned contract and brings the outputs back.
+Result<GpuGemmOutput> run_gemm(cuda::GemmOperands op, GpuGemmKernel kernel, const DeviceInfo& dev,
+                               const cuda::SlicePlan& plan) {
   const int64_t M = op.m, N = op.n;
   cuda::DeviceBuffer<uint16_t> dout;
-  cuda::DeviceBuffer<float> draw, dsx;
+  cuda::DeviceBuffer<float> draw, dsx, dpartials;
   NVFP4_TRY(draw.alloc(M * N));
   NVFP4_TRY(dout.alloc(M * N));
   NVFP4_TRY(dsx.alloc(1));
   op.raw = draw.get();
   op.out = dout.get();
   if (op.x) op.s_x_out = dsx.get();
+  NVFP4_TRY(dpartials.alloc(plan.workspace_floats_per_output() * M * N));
+  cuda::set_slices(op, plan, dpartials.get());
   cudaEvent_t ev0, ev1;
   NVFP4_CUDA_TRY(cudaEventCreate(&ev0));
   NVFP4_CUDA_TRY(cudaEventCreate(&ev1));
   cudaEventRecord(ev0);
-  Status st = kernel == GpuGemmKernel::kModel
-                  ? cuda::launch_gemm_model(op, nullptr)
-                  : cuda::launch_sm120_gemm(op, kernel == GpuGemmKernel::kSm120Emulated, dev.sm_count, nullptr);
+  Status st = cuda::launch_gemm_kernel(op, kernel, dev.sm_count, nullptr);
+  if (st.is_ok() && op.splits > 1) st = cuda::launch_merge_splitk(op, nullptr);
   cudaEventRecord(ev1);
   const cudaError_t sync = cudaEventSynchronize(ev1);
   float ms = 0;
@@ -229,12 +243,15 @@ Result<GpuGemmOutput> run_sm90(cuda::Sm90Prep prep, const Tensor& w, int64_t m, 
 }
 }  // namespace
 
-Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias, GpuGemmKernel kernel) {
+Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias, GpuGemmKernel kernel,
+                               const ReductionContract& contract) {
   NVFP4_TRY(a.check());
   NVFP4_TRY(w.check());
   if (a.geom.cols != w.geom.cols)
     return invalid_argument("K mismatch: activation has K = " + std::to_string(a.geom.cols) + ", weight has K = " +
                             std::to_string(w.geom.cols));
+  NVFP4_TRY(check_gpu_contract(kernel, contract, a.geom.cols));
+  NVFP4_ASSIGN_OR_RETURN(cuda::SlicePlan plan, cuda::plan_slices(contract, a.geom.cols));
   NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
   NVFP4_TRY(check_kernel_runs_here(kernel, dev));
   const int64_t k64 = roundup(a.geom.cols16, 64), lda = k64 / 2;
@@ -267,21 +284,23 @@ Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, co
   op.k64 = k64;
   op.alpha = alpha;
   op.bias = bias ? dbias.get() : nullptr;
-  return run_gemm(op, kernel, dev);
+  return run_gemm(op, kernel, dev, plan);
 }
 
 Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k, const Tensor& w, const uint16_t* bias,
-                                        GpuGemmKernel kernel, float s_static) {
+                                        GpuGemmKernel kernel, const ReductionContract& contract, float s_static) {
   NVFP4_TRY(w.check());
   if (x == nullptr || m <= 0) return invalid_argument("gemm_gpu_stream_a: activation must be non-empty");
   if (k != w.geom.cols)
     return invalid_argument("K mismatch: activation has K = " + std::to_string(k) + ", weight has K = " + std::to_string(w.geom.cols));
-  if (kernel == GpuGemmKernel::kModel)
+  if (kernel != GpuGemmKernel::kSm120Native && kernel != GpuGemmKernel::kSm120Emulated && kernel != GpuGemmKernel::kSm90)
     return unsupported("the streaming A producer lives in the SM120 and sm90 kernels: use sm90, sm120-native or sm120-emulated");
   if (!(s_static >= 0.0f) || !std::isfinite(s_static))
     return invalid_argument("static input scale must be finite and >= 0 (0 = dynamic)");
   if (s_static > 0.0f && kernel != GpuGemmKernel::kSm90)
     return unsupported("a static input_scale is implemented by the sm90 kernel only");
+  NVFP4_TRY(check_gpu_contract(kernel, contract, k));
+  NVFP4_ASSIGN_OR_RETURN(cuda::SlicePlan plan, cuda::plan_slices(contract, k));
   NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
   NVFP4_TRY(check_kernel_runs_here(kernel, dev));
   if (kernel == GpuGemmKernel::kSm90) {
@@ -329,7 +348,20 @@ Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k,
   op.k = k;
   op.x_amax = damax.get();
   op.s_w = w.global_scale;
-  return run_gemm(op, kernel, dev);
+  return run_gemm(op, kernel, dev, plan);
 }
+
+namespace cuda {
+Status launch_gemm_kernel(const GemmOperands& op, GpuGemmKernel kernel, int sm_count, cudaStream_t stream) {
+  switch (kernel) {
+    case GpuGemmKernel::kModel: return launch_gemm_model(op, stream);
+    case GpuGemmKernel::kSm120Native: return launch_sm120_gemm(op, false, sm_count, stream);
+    case GpuGemmKernel::kSm120Emulated: return launch_sm120_gemm(op, true, sm_count, stream);
+    case GpuGemmKernel::kSm120pNative: return launch_sm120p_gemm(op, Sm120pMode::kNative, sm_count, stream);
+    case GpuGemmKernel::kSm120pEmulated: return launch_sm120p_gemm(op, Sm120pMode::kEmulated, sm_count, stream);
+  }
+  return invalid_argument(std::string("no launcher for kernel ") + to_string(kernel));
+}
+}  // namespace cuda
 
 }  // namespace nvfp4

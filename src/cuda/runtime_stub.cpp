@@ -16,10 +16,12 @@ CudaInfo cuda_info() {
 Result<DeviceInfo> cuda_device() { return unsupported(kWhy); }
 Result<Tensor> quantize_gpu(const uint16_t*, int64_t, int64_t, float, const QuantizeOptions&) { return unsupported(kWhy); }
 std::vector<GpuGemmKernel> available_gpu_kernels() { return {}; }
-Result<GpuGemmOutput> gemm_gpu(const Tensor&, const Tensor&, float, const uint16_t*, GpuGemmKernel) {
+Result<GpuGemmOutput> gemm_gpu(const Tensor&, const Tensor&, float, const uint16_t*, GpuGemmKernel,
+                               const ReductionContract&) {
   return unsupported(kWhy);
 }
-Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t*, int64_t, int64_t, const Tensor&, const uint16_t*, GpuGemmKernel, float) {
+Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t*, int64_t, int64_t, const Tensor&, const uint16_t*, GpuGemmKernel,
+                                        const ReductionContract&, float) {
   return unsupported(kWhy);
 }
 

@@ -2,6 +2,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "merge_step.hpp"
 #include "nvfp4/model.hpp"
 
 namespace nvfp4 {
@@ -98,54 +99,13 @@ Result<Epilogue> parse_epilogue(std::string_view s) {
   return invalid_argument("unknown epilogue '" + std::string(s) + "' (expected alpha_before_bf16 or alpha_after_bf16)");
 }
 
-namespace {
-// "No bias" is -0.0f: x + (-0) == x for every x, -0 included, so the bias-free epilogue keeps the
-// sign of a zero exactly as bf16_rne(f32_rn(alpha * acc)) does.
-constexpr float kNoBias = -0.0f;
-// The epilogue on one fp32 accumulator value (§4 "Epilogue"), with bias after the alpha multiply.
-inline uint16_t epilogue(float acc, Epilogue e, float alpha, float bias) {
-  if (e == Epilogue::kAlphaBeforeBf16) {
-    const float scaled = alpha * acc;  // f32_rn
-    return bf16_rn(scaled + bias);
-  }
-  return bf16_rn(bf16_to_f32(bf16_rn(acc)) * alpha + bias);
-}
-}  // namespace
-
 MergedOutput merge_partials(const float* partials, int n, MergeMode m, Epilogue e, float alpha, float bias) {
-  MergedOutput out{};
-  switch (m) {
-    case MergeMode::kFp32: {
-      float acc = partials[0];
-      for (int j = 1; j < n; ++j) acc = acc + partials[j];  // forward fp32 sum, rn
-      out.raw = acc;
-      out.bf16 = epilogue(acc, e, alpha, bias);
-      break;
-    }
-    case MergeMode::kBf16Partials: {
-      float acc = 0.0f, raw = 0.0f;
-      for (int j = 0; j < n; ++j) {
-        acc = j == 0 ? bf16_to_f32(epilogue(partials[j], e, alpha, kNoBias))
-                     : acc + bf16_to_f32(epilogue(partials[j], e, alpha, kNoBias));
-        raw = j == 0 ? bf16_to_f32(bf16_rn(partials[j])) : raw + bf16_to_f32(bf16_rn(partials[j]));
-      }
-      out.raw = bf16_to_f32(bf16_rn(raw));
-      out.bf16 = bf16_rn(acc + bias);
-      break;
-    }
-    case MergeMode::kBf16Serial: {
-      uint16_t acc = epilogue(partials[0], e, alpha, kNoBias);
-      uint16_t raw = bf16_rn(partials[0]);
-      for (int j = 1; j < n; ++j) {
-        acc = bf16_rn(bf16_to_f32(acc) + bf16_to_f32(epilogue(partials[j], e, alpha, kNoBias)));
-        raw = bf16_rn(bf16_to_f32(raw) + partials[j]);
-      }
-      out.raw = bf16_to_f32(raw);
-      out.bf16 = bias == 0.0f ? acc : bf16_rn(bf16_to_f32(acc) + bias);
-      break;
-    }
-  }
-  return out;
+  static_assert(static_cast<int>(MergeMode::kBf16Serial) == static_cast<int>(model::Merge::kBf16Serial) &&
+                    static_cast<int>(Epilogue::kAlphaAfterBf16) == static_cast<int>(model::Epi::kAlphaAfterBf16),
+                "merge_step.hpp mirrors model.hpp's enums");
+  const model::Merged r = model::merge_step([&](int j) { return partials[j]; }, n, static_cast<model::Merge>(m),
+                                            static_cast<model::Epi>(e), alpha, bias);
+  return {r.raw, r.bf16};
 }
 
 }  // namespace nvfp4

@@ -23,25 +23,73 @@ Result<Backend> parse_backend(const std::string& s) {
   Backend b;
   const auto at = s.find('@');
   b.name = s.substr(0, at);
-  static const char* kNames[] = {"cpu-oracle",   "cpu-reference",         "sm90",                "sm90-stream",
-                                 "gpu-model",    "sm120-emulated",        "sm120-native",        "sm120-stream-emulated",
-                                 "sm120-stream-native", "cublaslt"};
+  static const char* kNames[] = {"cpu-oracle",          "cpu-reference",         "sm90",                "sm90-stream",
+                                 "gpu-model",           "sm120-emulated",        "sm120-native",        "sm120-stream-emulated",
+                                 "sm120-stream-native", "sm120p-emulated",       "sm120p-native",       "cublaslt"};
   bool known = false;
   for (const char* n : kNames) known = known || b.name == n;
   if (!known)
     return invalid_argument("unknown backend '" + b.name +
                             "' (expected cpu-oracle, cpu-reference, sm90, sm90-stream, gpu-model, sm120-emulated, "
-                            "sm120-native, sm120-stream-emulated, sm120-stream-native or cublaslt)");
+                            "sm120-native, sm120-stream-emulated, sm120-stream-native, sm120p-emulated, sm120p-native or cublaslt)");
   if (at != std::string::npos) {
     NVFP4_ASSIGN_OR_RETURN(b.contract, ReductionContract::parse(s.substr(at + 1)));
+    b.contract_given = true;
+    if (b.name == "cpu-reference" || b.name == "cublaslt")
+      return invalid_argument("backend " + b.name + " runs its own contract; '" + s + "' cannot ask for " +
+                              b.contract.to_string());
   }
-  if (b.name != "cpu-oracle" && !b.contract.is_sequential())
-    return invalid_argument("backend " + b.name + " implements the sequential contract only; '" + s +
-                            "' asks for " + b.contract.to_string() + " (use cpu-oracle@CONTRACT)");
   return b;
 }
 
 namespace {
+
+// The GPU kernel behind a GPU backend name (streaming names included); not ok for CPU and cuBLASLt.
+Result<GpuGemmKernel> side_kernel(const Backend& b) {
+  if (b.name == "sm120-stream-native") return GpuGemmKernel::kSm120Native;
+  if (b.name == "sm120-stream-emulated") return GpuGemmKernel::kSm120Emulated;
+  if (b.name == "sm90-stream") return GpuGemmKernel::kSm90;
+  return parse_gpu_kernel(b.name);
+}
+bool takes_contract_flag(const Backend& b) {
+  return !b.contract_given && b.name != "cpu-reference" && b.name != "cublaslt";
+}
+
+// --contract: a fixed contract, or the one cuBLASLt's plan maps to (resolved per linear).
+struct ContractFlag {
+  bool set = false;
+  bool from_cublaslt = false;
+  ReductionContract fixed;
+  int grain = 0;  // cublaslt: the K grain of a split-K plan, 0 = not given
+  PartitionRule rule = PartitionRule::kCublas;
+};
+Result<ContractFlag> parse_contract_flag(const std::string& s) {
+  ContractFlag f;
+  if (s.empty()) return f;
+  f.set = true;
+  if (s.rfind("cublaslt", 0) != 0) {
+    NVFP4_ASSIGN_OR_RETURN(f.fixed, ReductionContract::parse(s));
+    return f;
+  }
+  f.from_cublaslt = true;
+  std::string rest = s.substr(8);
+  while (!rest.empty()) {
+    if (rest[0] != ':') return invalid_argument("bad --contract '" + s + "' (expected cublaslt[:grain=G][:cublas|cutlass])");
+    rest = rest.substr(1);
+    const std::string tok = rest.substr(0, rest.find(':'));
+    rest = rest.substr(tok.size());
+    if (tok == "cublas") f.rule = PartitionRule::kCublas;
+    else if (tok == "cutlass") f.rule = PartitionRule::kCutlass;
+    else if (tok.rfind("grain=", 0) == 0) {
+      // The grain rules of a contract: parse one with it.
+      NVFP4_ASSIGN_OR_RETURN(ReductionContract c, ReductionContract::parse("split_k:2:" + tok));
+      f.grain = c.grain;
+    } else {
+      return invalid_argument("bad --contract '" + s + "': unknown field '" + tok + "' (expected cublaslt[:grain=G][:cublas|cutlass])");
+    }
+  }
+  return f;
+}
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -104,10 +152,8 @@ Result<SideOutput> run_side(const Backend& b, const Problem& p, const ValidateOp
     so.out = std::move(r.out);
     so.kernel_ms = r.kernel_ms;
   } else if (b.name.rfind("sm120-stream-", 0) == 0 || b.name == "sm90-stream") {
-    const GpuGemmKernel k = b.name == "sm90-stream"           ? GpuGemmKernel::kSm90
-                            : b.name == "sm120-stream-native" ? GpuGemmKernel::kSm120Native
-                                                              : GpuGemmKernel::kSm120Emulated;
-    NVFP4_ASSIGN_OR_RETURN(auto r, gemm_gpu_stream_a(p.x.data(), p.m, p.shape.k, p.w, nullptr, k));
+    NVFP4_ASSIGN_OR_RETURN(GpuGemmKernel k, side_kernel(b));
+    NVFP4_ASSIGN_OR_RETURN(auto r, gemm_gpu_stream_a(p.x.data(), p.m, p.shape.k, p.w, nullptr, k, b.contract));
     if (f32_bits(r.s_x) != f32_bits(p.s_x))
       return Status(ErrorCode::kMismatch, b.name + ": the GPU's dynamic activation scale " + hex32(f32_bits(r.s_x)) +
                                               " differs from ComfyUI's " + hex32(f32_bits(p.s_x)));
@@ -116,7 +162,7 @@ Result<SideOutput> run_side(const Backend& b, const Problem& p, const ValidateOp
     so.kernel_ms = r.kernel_ms;
   } else {
     NVFP4_ASSIGN_OR_RETURN(GpuGemmKernel k, parse_gpu_kernel(b.name));
-    NVFP4_ASSIGN_OR_RETURN(auto r, gemm_gpu(p.a, p.w, p.alpha, nullptr, k));
+    NVFP4_ASSIGN_OR_RETURN(auto r, gemm_gpu(p.a, p.w, p.alpha, nullptr, k, b.contract));
     so.raw = std::move(r.raw);
     so.out = std::move(r.out);
     so.kernel_ms = r.kernel_ms;
@@ -370,7 +416,7 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
   if (opt.candidates.empty()) {
     for (GpuGemmKernel k : available_gpu_kernels()) {
       opt.candidates.push_back(Backend{to_string(k), {}});
-      if (k != GpuGemmKernel::kModel)  // the same kernel with the streaming A producer
+      if (k == GpuGemmKernel::kSm120Native || k == GpuGemmKernel::kSm120Emulated || k == GpuGemmKernel::kSm90)
         opt.candidates.push_back(Backend{k == GpuGemmKernel::kSm90           ? "sm90-stream"
                                          : k == GpuGemmKernel::kSm120Native ? "sm120-stream-native"
                                                                             : "sm120-stream-emulated",
@@ -383,9 +429,26 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
     for (const auto& c : opt.candidates) cand_is_oracle = cand_is_oracle || c.name == "cpu-oracle";
     opt.reference = Backend{cand_is_oracle ? "cpu-reference" : "cpu-oracle", {}};
   }
-  // Every GPU side must be runnable here before anything is computed.
+  NVFP4_ASSIGN_OR_RETURN(const ContractFlag flag, parse_contract_flag(opt.contract));
   std::vector<Backend> sides = opt.candidates;
   sides.push_back(opt.reference);
+  // Contracts a GPU kernel cannot run (S above the k64 chunk count) are bad input, on any machine.
+  for (const Backend& b : sides) {
+    auto kernel = side_kernel(b);
+    if (!kernel.is_ok()) continue;
+    const bool fixed = b.contract_given || (flag.set && !flag.from_cublaslt);
+    if (!fixed) continue;
+    const ReductionContract& c = b.contract_given ? b.contract : flag.fixed;
+    for (const LinearShape& l : opt.linears) {
+      Status st = check_gpu_contract(kernel.value(), c, l.k);
+      if (!st.is_ok()) return Status(st.code(), b.name + " on " + l.name + ": " + st.message());
+    }
+  }
+  // Every GPU side must be runnable here before anything is computed.
+  if (flag.from_cublaslt) {
+    NVFP4_ASSIGN_OR_RETURN(CublasLtEnv env, cublaslt_env());
+    NVFP4_TRY(cublaslt_nvfp4_supported(env));
+  }
   for (const Backend& b : sides) {
     if (b.name == "cpu-oracle" || b.name == "cpu-reference") continue;
     if (b.name == "cublaslt") {
@@ -396,9 +459,9 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
     NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
     if ((b.name == "sm90" || b.name == "sm90-stream") && dev.cc_major != 9)
       return unsupported(b.name + " needs a Hopper GPU (compute capability 9.0); this is " + dev.name);
-    if ((b.name == "sm120-native" || b.name == "sm120-stream-native") && dev.cc_major != 12)
+    if ((b.name == "sm120-native" || b.name == "sm120-stream-native" || b.name == "sm120p-native") && dev.cc_major != 12)
       return unsupported(b.name + " needs an SM120/SM121 GPU; this is " + dev.name + " (use " +
-                         (b.name == "sm120-native" ? "sm120-emulated" : "sm120-stream-emulated") + ")");
+                         b.name.substr(0, b.name.size() - 6) + "emulated)");
   }
   NVFP4_TRY(make_dirs(opt.out_dir));
   auto say = [&](const std::string& s) { if (opt.progress) opt.progress(s); };
@@ -423,14 +486,35 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
     }
     const LinearShape& l = p.shape;
     p.sample = sample_coords(p.m, l.n, opt.sample, opt.seed ^ (0x1000 + li));
+    // This linear's --contract, and each side with it applied.
+    Json plan_json;
+    ReductionContract lin_contract = flag.fixed;
+    if (flag.from_cublaslt) {
+      NVFP4_ASSIGN_OR_RETURN(auto plans, cublaslt_probe(p.m, l.n, l.k, CublasLtPlanRequest{}));
+      plan_json = plans.front().to_json();
+      auto mapped = cublaslt_plan_contract(plans.front(), flag.grain, flag.rule);
+      if (!mapped.is_ok()) return Status(mapped.status().code(), l.name + ": " + mapped.status().message());
+      lin_contract = mapped.value();
+      say(tag + ": cuBLASLt's plan maps to " + lin_contract.to_string());
+    }
+    auto with_flag = [&](Backend b) -> Result<Backend> {
+      if (flag.set && takes_contract_flag(b)) b.contract = lin_contract;
+      if (auto k = side_kernel(b); k.is_ok()) {
+        Status st = check_gpu_contract(k.value(), b.contract, l.k);
+        if (!st.is_ok()) return Status(st.code(), b.name + " on " + l.name + ": " + st.message());
+      }
+      return b;
+    };
+    NVFP4_ASSIGN_OR_RETURN(const Backend reference, with_flag(opt.reference));
     say(tag + ": inputs and quantization " + std::to_string(seconds_since(t0)).substr(0, 5) + " s; reference " +
-        opt.reference.describe() + " ...");
+        reference.describe() + " ...");
 
-    const bool ref_is_oracle = opt.reference.name == "cpu-oracle";
-    NVFP4_ASSIGN_OR_RETURN(SideOutput ref, run_side(opt.reference, p, opt, ref_is_oracle));
+    const bool ref_is_oracle = reference.name == "cpu-oracle";
+    NVFP4_ASSIGN_OR_RETURN(SideOutput ref, run_side(reference, p, opt, ref_is_oracle));
     say(tag + ": reference done in " + std::to_string(ref.seconds).substr(0, 6) + " s");
 
-    for (const Backend& cb : opt.candidates) {
+    for (const Backend& cb_given : opt.candidates) {
+      NVFP4_ASSIGN_OR_RETURN(const Backend cb, with_flag(cb_given));
       const bool cand_is_oracle = cb.name == "cpu-oracle";
       NVFP4_ASSIGN_OR_RETURN(SideOutput cand, run_side(cb, p, opt, cand_is_oracle && !ref_is_oracle));
       say(tag + ": candidate " + cb.describe() + " done in " + std::to_string(cand.seconds).substr(0, 6) + " s");
@@ -441,7 +525,10 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
       lr.k = l.k;
       lr.cmp = compare(cand, ref, p);
       // Sensitivity from whichever side ran the full oracle with it; else on the sample.
-      const SideOutput* full = !ref.sens_raw.empty() ? &ref : (!cand.sens_raw.empty() ? &cand : nullptr);
+      // (Only a side that ran sequential K holds the "sequential" half of that comparison.)
+      const SideOutput* full = !ref.sens_raw.empty() && reference.contract.is_sequential() ? &ref
+                               : !cand.sens_raw.empty() && cb.contract.is_sequential() ? &cand
+                                                                                        : nullptr;
       if (full) {
         lr.sensitivity = sensitivity_json(full->raw, full->out, full->sens_raw, full->sens_out, opt.sensitivity, false);
       } else {
@@ -468,7 +555,8 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
       j.set("fused_alpha_max_abs", lr.cmp.fused_max_abs);
       j.set("fused_alpha_mean_abs", lr.cmp.fused_mean_abs);
       j.set("candidate", cb.describe());
-      j.set("reference", opt.reference.describe());
+      j.set("reference", reference.describe());
+      if (flag.from_cublaslt) j.set("cublaslt_plan", plan_json);
       j.set("outputs_compared", lr.cmp.compared);
       j.set("outputs_total", p.m * l.n);
       j.set("raw_differing", lr.cmp.raw_diff_count);
@@ -484,7 +572,10 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
       if (cand.kernel_ms >= 0) timing.set("candidate_kernel_ms", cand.kernel_ms);
       j.set("timing", timing);
       lr.json = j;
-      const std::string file = opt.out_dir + "/" + l.name + (opt.candidates.size() > 1 ? "-" + cb.name : "") + ".json";
+      // One file per candidate; a split-K contract joins the name, so one kernel under two contracts keeps both.
+      const std::string file = opt.out_dir + "/" + l.name +
+                               (opt.candidates.size() > 1 ? "-" + (cb.contract.is_sequential() ? cb.name : cb.describe()) : "") +
+                               ".json";
       NVFP4_TRY(write_text(file, j.dump() + "\n"));
       artifacts.push(file);
       results.push(j);
@@ -501,7 +592,7 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
   std::string cands;
   for (const auto& c : opt.candidates) cands += (cands.empty() ? "" : ", ") + c.describe();
   findings.push(std::string("Raw block-scaled products ") + (all_raw ? "are bit-exact" : "differ") + " between " + cands +
-                " and " + opt.reference.describe() + " for " + names + ".");
+                " and " + opt.reference.describe() + (flag.set ? " under --contract " + opt.contract : "") + " for " + names + ".");
   findings.push(std::string("The alpha-before-bf16 epilogue ") + (all_fused ? "is bit-exact" : "differs") + " for " + names + ".");
   // One sensitivity line per linear (every candidate of a linear shares the reference's numbers).
   for (size_t i = 0; i < rep.linears.size(); ++i) {
@@ -521,6 +612,7 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
   sum.set("rows", opt.rows);
   sum.set("kernel", cands);
   sum.set("reference", opt.reference.describe());
+  if (flag.set) sum.set("contract", opt.contract);
   sum.set("results", results);
   sum.set("findings", findings);
   sum.set("status", rep.pass ? "PASS: every candidate output is bit-identical to the reference (raw and alpha-before-bf16)."

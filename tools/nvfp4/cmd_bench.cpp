@@ -15,7 +15,9 @@ const char* kHelp =
     "  --rows M            activation rows (default 128)\n"
     "  --shapes LIST       NAME:N:K / NxK / MiniMax names (default: the four MiniMax H3 linears)\n"
     "  --backend LIST      sm90,sm90-stream,comfy-hopper,cublas-fp8,gpu-model,sm120-emulated,sm120-native,\n"
-    "                      cublaslt (default: all this GPU runs)\n"
+    "                      sm120p-emulated,sm120p-native,sm120p-proxy,cublaslt (default: all this GPU runs);\n"
+    "                      sm120p-proxy times the pipelined kernel's data path alone (MMA replaced by a\n"
+    "                      register-only stand-in) against a copy of the weights\n"
     "  --activations KIND  outliers (default), normal or minimax (validate's synthetic inputs)\n"
     "  --sm90-bm LIST      tile heights (tokens) to time for sm90: 16,32,48,64,96,128 (default: automatic)\n"
     "  --iters N           timed runs per measurement, median reported (default 30)\n"
@@ -53,8 +55,9 @@ int cmd_bench(int argc, char** argv) {
     std::stringstream ss(args->get("backend"));
     std::string b;
     while (std::getline(ss, b, ',')) {
-      if (b != "gpu-model" && b != "sm120-emulated" && b != "sm120-native" && b != "cublaslt" && b != "sm90" &&
-          b != "sm90-stream" && b != "comfy-hopper" && b != "cublas-fp8")
+      if (b != "gpu-model" && b != "sm120-emulated" && b != "sm120-native" && b != "sm120p-emulated" &&
+          b != "sm120p-native" && b != "sm120p-proxy" && b != "cublaslt" && b != "sm90" && b != "sm90-stream" &&
+          b != "comfy-hopper" && b != "cublas-fp8")
         return fail("bench", invalid_argument("unknown backend '" + b + "'"));
       opt.backends.push_back(b);
     }

@@ -18,11 +18,16 @@ const char* kHelp =
     "  --linear NAMES        comma list: attn_qkv_proj,attn_out_proj,mlp_fc1,mlp_fc2 (or qkv,out,fc1,fc2)\n"
     "  --shapes LIST         other shapes: NAME:N:K or NxK, comma separated\n"
     "  --seed S              input seed (default 1234)\n"
-    "  --candidate B[,B..]   backends: cpu-oracle[@CONTRACT], cpu-reference, sm90 (Hopper), sm90-stream,\n"
-    "                        gpu-model, sm120-emulated, sm120-native, sm120-stream-emulated,\n"
-    "                        sm120-stream-native (*-stream: A quantized inside the kernel from the bf16\n"
-    "                        activation), cublaslt\n"
+    "  --candidate B[,B..]   backends: cpu-oracle, cpu-reference, sm90 (Hopper), sm90-stream, gpu-model,\n"
+    "                        sm120-emulated, sm120-native, sm120-stream-emulated, sm120-stream-native\n"
+    "                        (*-stream: A quantized inside the kernel from the bf16 activation),\n"
+    "                        sm120p-emulated, sm120p-native (the pipelined SM120 kernel), cublaslt;\n"
+    "                        all but cpu-reference and cublaslt take @CONTRACT (sm90: sequential only)\n"
     "  --reference B         the reference backend (default cpu-oracle, or cpu-reference for cpu-oracle)\n"
+    "  --contract C          the contract of every side without its own @CONTRACT (not cpu-reference or cublaslt):\n"
+    "                        a contract, or cublaslt[:grain=G][:cublas|cutlass] = per linear, the plan cuBLASLt's\n"
+    "                        heuristic picks for ComfyUI's call, mapped as probe-cublaslt maps it (a split-K plan\n"
+    "                        needs the K grain, which probe-cublaslt --compare pins down; exit 3 where it does not map)\n"
     "  --sensitivity C       the contract compared with sequential per linear (default split_k:2:grain=256:cublas:fp32)\n"
     "  --sample N            outputs compared when a side is sampled (default 4096)\n"
     "  --inputs DIR          read DIR/<linear>.x.npy (bf16 activation) and the weight as checkpoint arrays\n"
@@ -51,8 +56,8 @@ std::string fmt(double v) {
 
 Result<Args> parse_args(int argc, char** argv) {
   return Args::parse(argc, argv, 2, {"quiet", "help"},
-                     {"rows", "linear", "shapes", "seed", "candidate", "reference", "sensitivity", "sample", "inputs", "out",
-                      "checkpoint", "layer"});
+                     {"rows", "linear", "shapes", "seed", "candidate", "reference", "sensitivity", "contract", "sample",
+                      "inputs", "out", "checkpoint", "layer"});
 }
 
 Result<ValidateOptions> options_from(const Args& args) {
@@ -97,6 +102,7 @@ Result<ValidateOptions> options_from(const Args& args) {
     if (!c.is_ok()) return c.status();
     opt.sensitivity = c.value();
   }
+  opt.contract = args.get("contract");
   if (!args.has("quiet")) opt.progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
   return opt;
 }

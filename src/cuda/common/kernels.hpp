@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "../split_plan.hpp"
+#include "nvfp4/cuda.hpp"
 #include "nvfp4/error.hpp"
 
 namespace nvfp4::cuda {
@@ -31,12 +33,34 @@ struct GemmOperands {
   const uint32_t* x_amax = nullptr;
   float s_w = 0.0f;
   float* s_x_out = nullptr;
+  // Split-K (a contract with S > 1, planned by split_plan.hpp): work item (tile, slice j) runs
+  // chunks [slice_q[j], slice_q[j + 1]) from +0 and stores its fp32 partial at
+  // partials[(j * M + row) * N + col]; raw and out are then written by launch_merge_splitk alone.
+  // splits = 1: sequential K with the fused epilogue (slice_q and partials unused).
+  int splits = 1;
+  uint8_t merge = 0;  // model::Merge of the contract
+  float* partials = nullptr;
+  int32_t slice_q[kMaxSlices + 1] = {};
 };
 
 // comfy-cuda dequantization (§2.5) of a [rows][cols] NVFP4 tensor (cols a multiple of 16, data at
 // pitch cols/2, swizzled scales) into bf16 [rows][cols].
 Status launch_dequantize_comfy(const uint8_t* data, const uint8_t* scales, int64_t rows, int64_t cols, float s, bool hi_first,
                                uint16_t* out, cudaStream_t stream);
+
+// Fills op's split-K fields from a plan; partials must hold plan.splits * M * N floats.
+inline void set_slices(GemmOperands& op, const SlicePlan& plan, float* partials) {
+  op.splits = plan.splits;
+  op.merge = static_cast<uint8_t>(plan.merge);
+  op.partials = plan.splits > 1 ? partials : nullptr;
+  for (size_t j = 0; j < plan.bounds.size(); ++j) op.slice_q[j] = plan.bounds[j];
+}
+
+// The chunk range [q0, q1) of split-K slice s (the whole K when op.splits == 1).
+__host__ __device__ inline void slice_chunks(const GemmOperands& op, int s, int64_t& q0, int64_t& q1) {
+  q0 = op.splits > 1 ? op.slice_q[s] : 0;
+  q1 = op.splits > 1 ? op.slice_q[s + 1] : op.k64 / 64;
+}
 
 // *amax_bits = the bf16 pattern of max |x| over x [n] (NaN skipped); *amax_bits must start at 0.
 Status launch_amax_bf16(const uint16_t* x, int64_t n, uint32_t* amax_bits, cudaStream_t stream);
@@ -95,5 +119,17 @@ struct Sm90Gemm {
 Status launch_sm90_gemm(const Sm90Gemm& p, int sm_count, cudaStream_t stream);
 // The tile height (tokens per CTA tile) the launcher picks for m x n on sm_count SMs.
 int sm90_pick_bm(int64_t m, int64_t n, int sm_count);
+
+// The pipelined SM120 kernel (sm120/sm120_gemm_pipelined.cu): native MMA, its exact emulation, or
+// the memory-path proxy (a register-only stand-in for the MMA: times the data path; output meaningless).
+enum class Sm120pMode { kNative, kEmulated, kProxy };
+Status launch_sm120p_gemm(const GemmOperands& op, Sm120pMode mode, int sm_count, cudaStream_t stream);
+
+// Launches `kernel` (gpu-model, sm120-*, sm120p-*) on op; the split-K merge is the caller's.
+Status launch_gemm_kernel(const GemmOperands& op, GpuGemmKernel kernel, int sm_count, cudaStream_t stream);
+
+// Split-K: every output of op (raw and out) from its op.splits partials, merged in slice order
+// with op.merge and the alpha-before-bf16 epilogue (alpha from op.x_amax when A is streamed).
+Status launch_merge_splitk(const GemmOperands& op, cudaStream_t stream);
 
 }  // namespace nvfp4::cuda
