@@ -331,12 +331,12 @@ TEST(Gpu, Sm90StreamingWithNanInfActivationsAndStaticScale) {
     spec.alpha = s_x * W.global_scale;
     auto ref = gemm_oracle(A.value(), W, spec);
     ASSERT_TRUE(ref.is_ok());
-    auto g = gemm_gpu_stream_a(x.data(), m, k, W, nullptr, GpuGemmKernel::kSm90, s_static);
+    auto g = gemm_gpu_stream_a(x.data(), m, k, W, nullptr, GpuGemmKernel::kSm90, ReductionContract::sequential(), s_static);
     ASSERT_TRUE(g.is_ok()) << g.status().message();
     EXPECT_EQ(f32_bits(g->s_x), f32_bits(s_x));
     EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "static scale " << s_static;
   }
-  EXPECT_FALSE(gemm_gpu_stream_a(x_nan.data(), m, k, W, nullptr, GpuGemmKernel::kSm90, -1.0f).is_ok());
+  EXPECT_FALSE(gemm_gpu_stream_a(x_nan.data(), m, k, W, nullptr, GpuGemmKernel::kSm90, ReductionContract::sequential(), -1.0f).is_ok());
 }
 
 TEST(Gpu, Sm90HundredRunsBitIdentical) {
@@ -367,6 +367,7 @@ TEST(Gpu, Sm90RefusesBadInputWithOneLine) {
     ASSERT_FALSE(q.is_ok());
     EXPECT_NE(q.status().message().find("Hopper"), std::string::npos);
   }
+}
 
 namespace {
 // Split-K contracts for the GPU tests: S 2..4, both partition rules, all three merges, the grain
