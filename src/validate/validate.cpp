@@ -10,6 +10,7 @@
 
 #include "nvfp4/cublaslt.hpp"
 #include "nvfp4/cuda.hpp"
+#include "nvfp4/limits.hpp"
 #include "nvfp4/quant.hpp"
 #include "nvfp4/validate.hpp"
 
@@ -234,6 +235,7 @@ Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t 
   std::vector<uint16_t> x, w;
   Json in = Json::object();
   if (inputs_dir.empty()) {
+    NVFP4_TRY(check_gemm_problem(rows, l.n, l.k, 1, l.name));
     uint64_t h = 1469598103934665603ull;  // FNV-1a of the name: per-linear seeds
     for (unsigned char c : l.name) h = (h ^ c) * 1099511628211ull;
     const uint64_t sx = seed ^ h, sw = seed ^ (h * 31 + 7);
@@ -301,6 +303,10 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
   ValidateOptions opt = opt_in;
   if (opt.rows <= 0) return invalid_argument("--rows must be positive");
   if (opt.linears.empty()) return invalid_argument("no linears to validate");
+  // Reference, candidate and sensitivity outputs are held at once; refuse what cannot fit before
+  // computing anything (inputs from files are checked as they are read).
+  if (opt.inputs_dir.empty())
+    for (const LinearShape& l : opt.linears) NVFP4_TRY(check_gemm_problem(opt.rows, l.n, l.k, 3, "validate " + l.name));
   if (opt.candidates.empty()) {
     for (GpuGemmKernel k : available_gpu_kernels()) {
       opt.candidates.push_back(Backend{to_string(k), {}});

@@ -1,5 +1,6 @@
 #include "args.hpp"
 
+#include <charconv>
 #include <cstdio>
 
 namespace nvfp4::cli {
@@ -58,6 +59,25 @@ Result<double> Args::get_double(const std::string& k, double dflt) const {
   } catch (...) {
     return invalid_argument("--" + k + " expects a number, got '" + get(k) + "'");
   }
+}
+
+Result<std::vector<int>> parse_int_list(const std::string& s, int lo, int hi, const std::string& what) {
+  std::vector<int> out;
+  size_t pos = 0;
+  for (;;) {
+    const size_t comma = s.find(',', pos);
+    const std::string t = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    int v = 0;
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size() || v < lo || v > hi)
+      return invalid_argument(what + " expects integers in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                              " separated by commas, got '" + s + "'");
+    if (out.size() == 1024) return invalid_argument(what + ": more than 1024 entries");
+    out.push_back(v);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
 }
 
 int fail(const std::string& cmd, const Status& st) {

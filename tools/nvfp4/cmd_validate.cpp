@@ -4,6 +4,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "nvfp4/limits.hpp"
 #include "nvfp4/validate.hpp"
 
 namespace nvfp4::cli {
@@ -57,8 +58,8 @@ int cmd_validate(int argc, char** argv) {
   if (!rows.is_ok()) return fail("validate", rows.status());
   if (!seed.is_ok()) return fail("validate", seed.status());
   if (!sample.is_ok()) return fail("validate", sample.status());
-  if (rows.value() <= 0) return fail("validate", invalid_argument("--rows must be positive"));
-  if (sample.value() <= 0) return fail("validate", invalid_argument("--sample must be positive"));
+  if (Status st = check_dim(rows.value(), "--rows"); !st.is_ok()) return fail("validate", st);
+  if (Status st = check_dim(sample.value(), "--sample"); !st.is_ok()) return fail("validate", st);
   opt.rows = rows.value();
   opt.seed = static_cast<uint64_t>(seed.value());
   opt.sample = sample.value();

@@ -1,6 +1,8 @@
 // nvfp4: the command-line tool. `nvfp4 --help` lists the commands.
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <string>
 
 #include "commands.hpp"
@@ -20,9 +22,9 @@ const char* kHelp =
     "  version          library version, CUDA runtime and driver, GPUs found\n"
     "\n"
     "exit codes: 0 success, 1 bits differ, 2 bad arguments or input, 3 unsupported here, 4 I/O or CUDA failure\n";
-}
 
-int main(int argc, char** argv) {
+
+int run(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     std::fputs(kHelp, stdout);
     return argc < 2 ? 2 : 0;
@@ -37,4 +39,21 @@ int main(int argc, char** argv) {
   if (cmd == "bench") return cmd_bench(argc, argv);
   std::fprintf(stderr, "nvfp4: error: unknown command '%s' (see nvfp4 --help)\n", cmd.c_str());
   return 2;
+}
+}  // namespace
+
+// Errors are values everywhere below; this is the last line of defence, so that an allocation the
+// size checks did not foresee still ends in one line and exit code 4, not an abort.
+int main(int argc, char** argv) {
+  const char* cmd = argc > 1 ? argv[1] : "";
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "nvfp4 %s: error: out of memory\n", cmd);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nvfp4 %s: error: %s\n", cmd, e.what());
+  } catch (...) {
+    std::fprintf(stderr, "nvfp4 %s: error: unexpected failure\n", cmd);
+  }
+  return 4;
 }
