@@ -158,6 +158,15 @@ TEST(NpyRobust, MalformedHeadersAreRefusedInOneLine) {
     EXPECT_NE(e.find(want), std::string::npos) << header << " -> " << e;
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
   }
+  // Found by fuzz_npy: header text echoed into a message must not break it into several lines.
+  using namespace std::string_literals;
+  for (const std::string& header : {"{'descr': '<i4', 'fortran_order': False, 'shape\n\0\0\0': (1, 1), }"s,
+                                    "{'descr': '<i\n4', 'fortran_order': False, 'shape': (1, 1), }"s}) {
+    const std::string e = npy_error(header, 4);
+    EXPECT_NE(e, "ok");
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+    EXPECT_NE(e.find("\\x0a"), std::string::npos) << e;
+  }
   // Accepted forms: zero-size, scalar, double quotes, no trailing comma, version 2/3 headers.
   EXPECT_EQ(npy_error("{'descr': '<u2', 'fortran_order': False, 'shape': (0, 8), }", 0), "ok");
   EXPECT_EQ(npy_error("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": ()}", 4), "ok");

@@ -227,7 +227,7 @@ Result<NpyArray> parse_npy(const uint8_t* bytes, size_t n, const std::string& na
   while (!p.eat('}')) {
     std::string key;
     if (!p.quoted(key)) return malformed("expected a quoted key");
-    if (!p.eat(':')) return malformed("expected ':' after '" + key + "'");
+    if (!p.eat(':')) return malformed("expected ':' after '" + printable(key) + "'");
     if (key == "descr") {
       if (!p.quoted(descr)) return malformed("descr must be a quoted dtype string");
       have_descr = true;
@@ -257,7 +257,7 @@ Result<NpyArray> parse_npy(const uint8_t* bytes, size_t n, const std::string& na
       }
       have_shape = true;
     } else {
-      return malformed("unknown key '" + key + "'");
+      return malformed("unknown key '" + printable(key) + "'");
     }
     if (!p.eat(',')) {
       if (!p.eat('}')) return malformed("expected ',' or '}'");
@@ -271,7 +271,7 @@ Result<NpyArray> parse_npy(const uint8_t* bytes, size_t n, const std::string& na
   else if (descr == "|u1" || descr == "<u1" || descr == "|i1") { a.dtype = "u1"; elem = 1; }
   else if (descr == "<f4") { a.dtype = "f4"; elem = 4; }
   else if (descr == "<i4") { a.dtype = "i4"; elem = 4; }
-  else return io_error(where + ": unsupported .npy dtype '" + descr + "' (use u1, u2/bf16, f4 or i4)");
+  else return io_error(where + ": unsupported .npy dtype '" + printable(descr) + "' (use u1, u2/bf16, f4 or i4)");
   int64_t count = 1;
   for (size_t i = 0; i < a.shape.size(); ++i) {
     NVFP4_ASSIGN_OR_RETURN(count, checked_mul(count, a.shape[i], where + ": the shape's element count"));
@@ -356,15 +356,15 @@ Result<GoldenFile> GoldenFile::from_parts(Json m, std::vector<uint8_t> bin, cons
   if (m.type() != Json::Type::kObject) return io_error("golden manifest for '" + bin_name + "' is not a JSON object");
   const std::string got = sha256_hex(bin.data(), bin.size());
   if (m["sha256"].type() != Json::Type::kString || got != m["sha256"].as_string())
-    return io_error("'" + bin_name + "' sha256 " + got + " differs from the manifest's " + m["sha256"].as_string());
+    return io_error("'" + bin_name + "' sha256 " + got + " differs from the manifest's " + printable(m["sha256"].as_string()));
   const Json& arrays = m["arrays"];
   if (arrays.type() != Json::Type::kArray) return io_error("golden manifest for '" + bin_name + "' has no \"arrays\" list");
   for (const Json& a : arrays.items()) {
     if (a.type() != Json::Type::kObject || a["key"].type() != Json::Type::kString)
       return io_error("golden manifest for '" + bin_name + "': an array entry has no \"key\"");
-    const std::string where = "golden array '" + a["key"].as_string() + "' of '" + bin_name + "'";
+    const std::string where = "golden array '" + printable(a["key"].as_string()) + "' of '" + bin_name + "'";
     const int64_t esize = golden_dtype_size(a["dtype"].as_string());
-    if (esize == 0) return io_error(where + ": unknown dtype '" + a["dtype"].as_string() + "'");
+    if (esize == 0) return io_error(where + ": unknown dtype '" + printable(a["dtype"].as_string()) + "'");
     if (a["shape"].type() != Json::Type::kArray) return io_error(where + ": no shape");
     int64_t count = 1, off = 0, nbytes = 0;
     for (const Json& d : a["shape"].items()) {

@@ -41,7 +41,7 @@ Result<std::vector<int64_t>> parse_dims(std::string_view s, std::string_view wha
   const std::string w(what);
   auto bad = [&] {
     return invalid_argument(w + " must be " + (count == 2 ? std::string("R,C") : std::string("a comma list of dimensions")) +
-                            ", got '" + std::string(s) + "'");
+                            ", got '" + printable(s) + "'");
   };
   std::vector<int64_t> dims;
   size_t pos = 0;
@@ -50,7 +50,7 @@ Result<std::vector<int64_t>> parse_dims(std::string_view s, std::string_view wha
     const std::string_view tok = s.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
     int64_t v = 0;
     const auto r = std::from_chars(tok.data(), tok.data() + tok.size(), v);
-    if (r.ec == std::errc::result_out_of_range) return invalid_argument(w + ": '" + std::string(tok) + "' does not fit 64 bits");
+    if (r.ec == std::errc::result_out_of_range) return invalid_argument(w + ": '" + printable(tok) + "' does not fit 64 bits");
     if (tok.empty() || r.ec != std::errc() || r.ptr != tok.data() + tok.size()) return bad();
     NVFP4_TRY(check_dim(v, w + "[" + std::to_string(dims.size()) + "]"));
     if (dims.size() == 32) return bad();

@@ -27,7 +27,7 @@ Result<LinearShape> find_linear(const std::string& name) {
     if (name == a) full = f;
   for (const auto& l : minimax_h3_linears())
     if (l.name == full) return l;
-  return invalid_argument("unknown linear '" + name + "' (expected attn_qkv_proj, attn_out_proj, mlp_fc1, mlp_fc2 or qkv/out/fc1/fc2)");
+  return invalid_argument("unknown linear '" + printable(name) + "' (expected attn_qkv_proj, attn_out_proj, mlp_fc1, mlp_fc2 or qkv/out/fc1/fc2)");
 }
 
 Result<std::vector<LinearShape>> parse_shapes(const std::string& spec) {
@@ -41,7 +41,7 @@ Result<std::vector<LinearShape>> parse_shapes(const std::string& spec) {
   };
   while (std::getline(ss, item, ',')) {
     if (item.empty()) continue;
-    auto bad = [&] { return invalid_argument("bad shape '" + item + "' (expected NAME, NAME:N:K or NxK)"); };
+    auto bad = [&] { return invalid_argument("bad shape '" + printable(item) + "' (expected NAME, NAME:N:K or NxK)"); };
     LinearShape l;
     const std::string_view it(item);
     const auto c1 = it.find(':');
