@@ -125,6 +125,11 @@ TEST(Limits, ShapeListsRejectTrailingGarbageAndAbsurdSizes) {
   for (const char* bad : {"lin:12abc:5", "lin:5:", ":5:5", "lin:5:5:5", "3000000000x5", "5x-5", "5x", "lin:-1:64",
                           "lin:99999999999999999999:64", "nope", ","})
     EXPECT_FALSE(parse_shapes(bad).is_ok()) << bad;
+  // Found by fuzz_shapes: the item echoed in the too-large message kept its newline.
+  auto nl = parse_shapes("\xff\n\x01sll:94444444444444:1088");
+  ASSERT_FALSE(nl.is_ok());
+  EXPECT_EQ(nl.status().message().find('\n'), std::string::npos) << nl.status().message();
+  EXPECT_NE(nl.status().message().find("larger than the supported maximum"), std::string::npos) << nl.status().message();
 }
 
 // Regression: a negative dimension was multiplied into a size_t and reported as a huge byte count.

@@ -58,8 +58,8 @@ Result<std::vector<LinearShape>> parse_shapes(const std::string& spec) {
       NVFP4_ASSIGN_OR_RETURN(l, find_linear(item));
     }
     if (l.n <= 0 || l.k <= 0) return bad();
-    NVFP4_TRY(check_dim(l.n, "N of shape '" + item + "'"));
-    NVFP4_TRY(check_dim(l.k, "K of shape '" + item + "'"));
+    NVFP4_TRY(check_dim(l.n, "N of shape '" + printable(item) + "'"));
+    NVFP4_TRY(check_dim(l.k, "K of shape '" + printable(item) + "'"));
     out.push_back(l);
   }
   if (out.empty()) return invalid_argument("no shapes given");
