@@ -2,6 +2,7 @@
 // Without a GPU every test here reports "skipped: no CUDA device".
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -486,4 +487,70 @@ TEST(Gpu, MemoryPathProxyReportsItsWeightStreamAgainstACopy) {
   const Json& k = row["kernels"].items().at(0);
   EXPECT_EQ(k["backend"].as_string(), "sm120p-proxy");
   EXPECT_GT(k["fraction_of_copy"].as_number(), 0.0);
+}
+
+// Repeatability: every GPU backend (each kernel available_gpu_kernels() lists, so kernels added
+// later are covered, with and without the streaming A producer where the kernel has one, and the
+// GPU quantizer) runs 100 times on the same inputs and must give the same bits every time. The
+// hashes of those bits go to $NVFP4_REPEAT_HASH_FILE when it is set; when that file already exists
+// they must equal what it holds (tools/gpu-check runs this test in two processes).
+TEST(Gpu, EveryBackendGivesIdenticalBitsOnEveryRun) {
+  REQUIRE_GPU();
+  constexpr int kRuns = 100;
+  // Odd M, N and K: partial tiles, padded K, a tail that is not a multiple of 64.
+  auto p = prepare_layer(LinearShape{"repeat", 200, 1000}, 77, 4242, "");
+  ASSERT_TRUE(p.is_ok()) << p.status().message();
+  const auto bias = synthetic_activation(1, 200, 3);
+  std::string record;
+  auto add = [&](const std::string& name, const std::vector<std::vector<uint8_t>>& runs) {
+    int64_t differing = 0;
+    for (const auto& r : runs) differing += r != runs.front();
+    EXPECT_EQ(differing, 0) << name << ": " << differing << " of " << runs.size() << " runs differ from the first";
+    record += name + " " + sha256_hex(runs.front().data(), runs.front().size()) + "\n";
+  };
+  auto bytes_of = [](const GpuGemmOutput& g) {
+    std::vector<uint8_t> b(g.raw.size() * 4 + g.out.size() * 2 + 4);
+    std::memcpy(b.data(), g.raw.data(), g.raw.size() * 4);
+    std::memcpy(b.data() + g.raw.size() * 4, g.out.data(), g.out.size() * 2);
+    std::memcpy(b.data() + b.size() - 4, &g.s_x, 4);
+    return b;
+  };
+  const auto kernels = available_gpu_kernels();
+  ASSERT_FALSE(kernels.empty());
+  for (GpuGemmKernel k : kernels) {
+    for (bool stream : {false, true}) {
+      std::vector<std::vector<uint8_t>> runs;
+      bool unsupported_here = false;
+      for (int i = 0; i < kRuns && !unsupported_here; ++i) {
+        auto g = stream ? gemm_gpu_stream_a(p->x.data(), p->m, p->shape.k, p->w, bias.data(), k)
+                        : gemm_gpu(p->a, p->w, p->alpha, bias.data(), k);
+        if (!g.is_ok() && g.status().code() == ErrorCode::kUnsupported && i == 0) {
+          unsupported_here = true;  // e.g. no streaming producer in this kernel
+          break;
+        }
+        ASSERT_TRUE(g.is_ok()) << to_string(k) << (stream ? " stream" : "") << ": " << g.status().message();
+        runs.push_back(bytes_of(g.value()));
+      }
+      if (!unsupported_here) add(std::string(to_string(k)) + (stream ? "+stream-a" : ""), runs);
+    }
+  }
+  {
+    std::vector<std::vector<uint8_t>> runs;
+    QuantizeOptions o;
+    o.pad = true;
+    for (int i = 0; i < kRuns; ++i) {
+      auto q = quantize_gpu(p->x.data(), p->m, p->shape.k, p->s_x, o);
+      ASSERT_TRUE(q.is_ok()) << q.status().message();
+      std::vector<uint8_t> b = q->data;
+      b.insert(b.end(), q->scales.begin(), q->scales.end());
+      runs.push_back(std::move(b));
+    }
+    add("quantize_gpu", runs);
+  }
+  if (const char* f = std::getenv("NVFP4_REPEAT_HASH_FILE")) {
+    auto before = read_text(f);
+    if (before.is_ok()) EXPECT_EQ(before.value(), record) << "bits differ from the process that wrote " << f;
+    else ASSERT_TRUE(write_text(f, record).is_ok());
+  }
+  std::printf("%s", record.c_str());
 }

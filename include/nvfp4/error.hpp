@@ -1,6 +1,7 @@
 // Errors are values: every fallible call returns Status or Result<T> with a one-line message.
 #pragma once
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -32,6 +33,25 @@ class Status {
   ErrorCode code_ = ErrorCode::kOk;
   std::string msg_;
 };
+
+// Text from an input file or a command line, fit for a one-line message: control characters and
+// bytes outside ASCII as \xNN, cut at max_len characters with "...".
+inline std::string printable(std::string_view s, size_t max_len = 64) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i == max_len) return out + "...";
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
 
 inline Status invalid_argument(std::string m) { return {ErrorCode::kInvalidArgument, std::move(m)}; }
 inline Status io_error(std::string m) { return {ErrorCode::kIo, std::move(m)}; }

@@ -37,7 +37,13 @@ class Json {
   bool is_null() const { return type_ == Type::kNull; }
   bool as_bool() const { return b_; }
   double as_number() const { return n_; }
-  int64_t as_int() const { return static_cast<int64_t>(n_); }
+  // Truncates toward zero; NaN gives 0 and values outside int64 saturate (a cast would be undefined).
+  int64_t as_int() const {
+    if (!(n_ == n_)) return 0;
+    if (n_ >= 9223372036854775807.0) return INT64_MAX;
+    if (n_ <= -9223372036854775808.0) return INT64_MIN;
+    return static_cast<int64_t>(n_);
+  }
   const std::string& as_string() const { return s_; }
   const std::vector<Json>& items() const { return arr_; }
   const std::vector<std::pair<std::string, Json>>& members() const { return obj_; }
@@ -66,9 +72,35 @@ class Json {
 
 // ---------------------------------------------------------------------------------------------
 // Files
+// Refuses (one line, before allocating) a file larger than memory_budget_bytes().
 Result<std::vector<uint8_t>> read_file(const std::string& path);
 Result<std::string> read_text(const std::string& path);
-// Writes through a temporary name and renames, so a failed write leaves nothing partial behind.
+
+// Every file the library and the tools write goes through AtomicFile: the bytes go to an unnamed
+// temporary file in the target's directory (O_TMPFILE; a hidden ".<name>.tmp-*" file where the
+// filesystem lacks it), are flushed to disk, and only commit() gives them the target's name, by an
+// atomic rename. A crash, a kill or an error at any point leaves the old file (or none), never a
+// partial one. Dropping an uncommitted AtomicFile discards what was written.
+class AtomicFile {
+ public:
+  static Result<AtomicFile> create(const std::string& path);
+  AtomicFile(AtomicFile&& o) noexcept;
+  AtomicFile& operator=(AtomicFile&& o) noexcept;
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  ~AtomicFile();
+  Status write(const void* data, size_t n);
+  Status commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  AtomicFile() = default;
+  void discard();
+  int fd_ = -1;
+  std::string path_, named_tmp_;  // named_tmp_: the fallback's visible temporary name, else empty
+  bool failed_ = false;
+};
+// One-shot forms of AtomicFile.
 Status write_file(const std::string& path, const void* data, size_t n);
 Status write_text(const std::string& path, const std::string& text);
 Status make_dirs(const std::string& path);
@@ -81,6 +113,9 @@ struct NpyArray {
   std::vector<uint8_t> bytes;
 };
 Result<NpyArray> read_npy(const std::string& path);
+// The parser behind read_npy, on bytes in memory; `name` is used in messages. Negative, absurd or
+// overflowing dimensions and data shorter than the shape are refused as such.
+Result<NpyArray> parse_npy(const uint8_t* bytes, size_t n, const std::string& name);
 Status write_npy(const std::string& path, const std::string& dtype, const std::vector<int64_t>& shape,
                  const void* data, size_t nbytes);
 
@@ -94,6 +129,10 @@ class GoldenFile {
  public:
   // Reads manifest + bin and checks the recorded sha256 of the bin before anything is used.
   static Result<GoldenFile> open(const std::string& manifest_path);
+  // The checks behind open() on a parsed manifest and the bin's bytes: the sha256, then every
+  // array's dtype, shape, offset and size (shape x dtype size == nbytes, inside the bin), so get()
+  // never hands out a range it has not checked.
+  static Result<GoldenFile> from_parts(Json manifest, std::vector<uint8_t> bin, const std::string& bin_name);
   struct Array {
     std::string key, dtype, layout;
     std::vector<int64_t> shape;

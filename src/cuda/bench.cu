@@ -17,6 +17,7 @@
 #include "nvfp4/bench.hpp"
 #include "nvfp4/cublaslt.hpp"
 #include "nvfp4/cuda.hpp"
+#include "nvfp4/limits.hpp"
 #include "nvfp4/quant.hpp"
 
 namespace nvfp4 {
@@ -61,6 +62,10 @@ Result<int64_t> gpu_rcp_mismatches() {
 }
 
 Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const std::string&)>& print) {
+  // Sizes first: a one-line refusal instead of a failed allocation halfway through the run.
+  if (opt.iters < 1 || opt.warmup < 0) return invalid_argument("bench: iters must be >= 1 and warmup >= 0");
+  for (const LinearShape& l : opt.linears) NVFP4_TRY(check_gemm_problem(opt.rows, l.n, l.k, 2, "bench " + l.name));
+  if (opt.quantizer) NVFP4_TRY(check_gemm_problem(opt.quant_rows, 1, opt.quant_cols, 1, "bench quantizer"));
   NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
   const CudaInfo ci = cuda_info();
   const bool blackwell = dev.cc_major == 12;

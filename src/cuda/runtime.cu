@@ -10,6 +10,7 @@
 #include "common/operands.hpp"
 #include "nvfp4/cuda.hpp"
 #include "sm90/sm90_host.hpp"
+#include "nvfp4/limits.hpp"
 
 namespace nvfp4 {
 
@@ -74,7 +75,9 @@ Result<Tensor> quantize_gpu(const uint16_t* x, int64_t rows, int64_t cols, float
   if (opt.recipe != Recipe::kComfyCuda)
     return unsupported("quantize_gpu: only recipe comfy-cuda runs on the GPU (the eager recipes are CPU references)");
   if (x == nullptr) return invalid_argument("quantize_gpu: input pointer is null");
-  if (rows <= 0 || cols <= 0) return invalid_argument("quantize_gpu: shape must be positive");
+  NVFP4_TRY(check_dim(rows, "quantize_gpu: rows"));
+  NVFP4_TRY(check_dim(cols, "quantize_gpu: cols"));
+  NVFP4_TRY(check_gemm_problem(rows, 1, cols, 1, "quantize_gpu"));
   if (!opt.pad && (rows % 16 != 0 || cols % 16 != 0))
     return invalid_argument("quantize_gpu: shape [" + std::to_string(rows) + ", " + std::to_string(cols) +
                             "] is not a multiple of 16; ask for padding (--pad) to zero-fill to 16");
@@ -250,6 +253,7 @@ Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, co
   if (a.geom.cols != w.geom.cols)
     return invalid_argument("K mismatch: activation has K = " + std::to_string(a.geom.cols) + ", weight has K = " +
                             std::to_string(w.geom.cols));
+  NVFP4_TRY(check_gemm_problem(a.geom.rows, w.geom.rows, a.geom.cols, 1, "gemm_gpu"));
   NVFP4_TRY(check_gpu_contract(kernel, contract, a.geom.cols));
   NVFP4_ASSIGN_OR_RETURN(cuda::SlicePlan plan, cuda::plan_slices(contract, a.geom.cols));
   NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
@@ -293,6 +297,7 @@ Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k,
   if (x == nullptr || m <= 0) return invalid_argument("gemm_gpu_stream_a: activation must be non-empty");
   if (k != w.geom.cols)
     return invalid_argument("K mismatch: activation has K = " + std::to_string(k) + ", weight has K = " + std::to_string(w.geom.cols));
+  NVFP4_TRY(check_gemm_problem(m, w.geom.rows, k, 1, "gemm_gpu_stream_a"));
   if (kernel != GpuGemmKernel::kSm120Native && kernel != GpuGemmKernel::kSm120Emulated && kernel != GpuGemmKernel::kSm90)
     return unsupported("the streaming A producer lives in the SM120 and sm90 kernels: use sm90, sm120-native or sm120-emulated");
   if (!(s_static >= 0.0f) || !std::isfinite(s_static))

@@ -1,5 +1,6 @@
 // Formats: E4M3 rounding, nibble orders, scale layouts, the Tensor type (docs/numerics.md §1).
 #include "nvfp4/format.hpp"
+#include "nvfp4/limits.hpp"
 
 #include <cmath>
 
@@ -108,6 +109,8 @@ Status Tensor::check() const {
   if (g.rows <= 0 || g.cols <= 0)
     return invalid_argument("tensor shape [" + std::to_string(g.rows) + ", " + std::to_string(g.cols) +
                             "] must be positive");
+  NVFP4_TRY(check_dim(g.rows, "tensor rows"));
+  NVFP4_TRY(check_dim(g.cols, "tensor cols"));
   if (g.rows16 != roundup(g.rows, 16) || g.cols16 != roundup(g.cols, 16))
     return invalid_argument("tensor geometry is inconsistent with its logical shape");
   if (static_cast<int64_t>(data.size()) != g.data_bytes())

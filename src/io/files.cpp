@@ -1,12 +1,18 @@
 // Raw files, .npy arrays and golden manifests.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "nvfp4/io.hpp"
+#include "nvfp4/limits.hpp"
 
 namespace nvfp4 {
 
@@ -19,6 +25,7 @@ Result<std::vector<uint8_t>> read_file(const std::string& path) {
   const std::streamoff size = f.tellg();
   f.seekg(0, std::ios::beg);
   if (size < 0) return io_error("cannot read '" + path + "': not a regular file");
+  NVFP4_TRY(check_memory(static_cast<uint64_t>(size), "reading '" + path + "'"));
   std::vector<uint8_t> buf(static_cast<size_t>(size));
   if (size > 0 && !f.read(reinterpret_cast<char*>(buf.data()), size)) return io_error("cannot read '" + path + "'");
   return buf;
@@ -37,22 +44,128 @@ Status make_dirs(const std::string& path) {
   return Status::ok();
 }
 
-Status write_file(const std::string& path, const void* data, size_t n) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return io_error("cannot write '" + path + "': " + std::strerror(errno));
-    f.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
-    if (!f) {
-      std::remove(tmp.c_str());
-      return io_error("write to '" + path + "' failed");
+// ---------------------------------------------------------------------------------------------
+// Atomic writes
+namespace {
+std::string parent_dir(const std::string& path) {
+  const std::string d = std::filesystem::path(path).parent_path().string();
+  return d.empty() ? "." : d;
+}
+// A name no other writer in this or another process picks: ".<base>.tmp-<pid>-<n>" (hidden, and
+// never the target's own name).
+std::string temp_name(const std::string& path) {
+  static std::atomic<uint64_t> counter{0};
+  const std::filesystem::path p(path);
+  return (p.parent_path() / ("." + p.filename().string() + ".tmp-" + std::to_string(getpid()) + "-" +
+                             std::to_string(counter.fetch_add(1))))
+      .string();
+}
+}  // namespace
+
+Result<AtomicFile> AtomicFile::create(const std::string& path) {
+  if (path.empty()) return io_error("cannot write a file with an empty name");
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return io_error("cannot write '" + path + "': it is a directory");
+  AtomicFile f;
+  f.path_ = path;
+  const std::string dir = parent_dir(path);
+#ifdef O_TMPFILE
+  // Unnamed until commit: a killed writer leaves nothing at all behind. Linking it in later goes
+  // through /proc/self/fd, so only take this road when /proc is there.
+  if (access("/proc/self/fd", X_OK) == 0) f.fd_ = open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+#endif
+  if (f.fd_ < 0) {
+    f.named_tmp_ = temp_name(path);
+    f.fd_ = open(f.named_tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (f.fd_ < 0) {
+      const int e = errno;
+      f.named_tmp_.clear();
+      return io_error("cannot write '" + path + "': " + std::strerror(e));
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return io_error("cannot move '" + tmp + "' to '" + path + "': " + std::strerror(errno));
+  return f;
+}
+
+AtomicFile::AtomicFile(AtomicFile&& o) noexcept
+    : fd_(o.fd_), path_(std::move(o.path_)), named_tmp_(std::move(o.named_tmp_)), failed_(o.failed_) {
+  o.fd_ = -1;
+  o.named_tmp_.clear();
+}
+
+AtomicFile& AtomicFile::operator=(AtomicFile&& o) noexcept {
+  if (this != &o) {
+    discard();
+    fd_ = o.fd_;
+    path_ = std::move(o.path_);
+    named_tmp_ = std::move(o.named_tmp_);
+    failed_ = o.failed_;
+    o.fd_ = -1;
+    o.named_tmp_.clear();
+  }
+  return *this;
+}
+
+AtomicFile::~AtomicFile() { discard(); }
+
+void AtomicFile::discard() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  if (!named_tmp_.empty()) unlink(named_tmp_.c_str());
+  named_tmp_.clear();
+}
+
+Status AtomicFile::write(const void* data, size_t n) {
+  if (fd_ < 0 || failed_) return io_error("write to '" + path_ + "' after it failed or was committed");
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::write(fd_, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      failed_ = true;
+      const int e = w < 0 ? errno : EIO;
+      discard();
+      return io_error("write to '" + path_ + "' failed: " + std::strerror(e));
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
   }
   return Status::ok();
+}
+
+Status AtomicFile::commit() {
+  if (fd_ < 0 || failed_) return io_error("commit of '" + path_ + "' after it failed or was committed");
+  auto fail = [&](const std::string& what) {
+    const int e = errno;
+    discard();
+    return io_error(what + " '" + path_ + "': " + std::strerror(e));
+  };
+  if (fsync(fd_) != 0) return fail("cannot flush");
+  if (named_tmp_.empty()) {
+    // Give the unnamed file a temporary name, then move it over the target in one step.
+    named_tmp_ = temp_name(path_);
+    const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
+    if (linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, named_tmp_.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      named_tmp_.clear();
+      return fail("cannot name");
+    }
+  }
+  if (std::rename(named_tmp_.c_str(), path_.c_str()) != 0) return fail("cannot move the new file to");
+  named_tmp_.clear();
+  close(fd_);
+  fd_ = -1;
+  // The rename itself reaches the disk with the directory.
+  const int dfd = open(parent_dir(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
+  }
+  return Status::ok();
+}
+
+Status write_file(const std::string& path, const void* data, size_t n) {
+  NVFP4_ASSIGN_OR_RETURN(AtomicFile f, AtomicFile::create(path));
+  NVFP4_TRY(f.write(data, n));
+  return f.commit();
 }
 
 Status write_text(const std::string& path, const std::string& text) { return write_file(path, text.data(), text.size()); }
@@ -60,63 +173,121 @@ Status write_text(const std::string& path, const std::string& text) { return wri
 // ---------------------------------------------------------------------------------------------
 // .npy
 namespace {
-Result<std::string> header_field(const std::string& h, const std::string& key) {
-  const size_t k = h.find("'" + key + "'");
-  if (k == std::string::npos) return io_error("npy header has no '" + key + "'");
-  size_t p = h.find(':', k);
-  if (p == std::string::npos) return io_error("npy header is malformed");
-  ++p;
-  while (p < h.size() && h[p] == ' ') ++p;
-  if (h[p] == '\'') {
-    const size_t e = h.find('\'', p + 1);
-    return h.substr(p + 1, e - p - 1);
+// The header is a Python dict literal: {'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }
+struct NpyHeaderParser {
+  std::string_view h;
+  size_t i = 0;
+  void ws() { while (i < h.size() && (h[i] == ' ' || h[i] == '\t' || h[i] == '\n' || h[i] == '\r')) ++i; }
+  bool eat(char c) {
+    ws();
+    if (i < h.size() && h[i] == c) { ++i; return true; }
+    return false;
   }
-  if (h[p] == '(') {
-    const size_t e = h.find(')', p);
-    return h.substr(p + 1, e - p - 1);
+  bool quoted(std::string& out) {
+    ws();
+    if (i >= h.size() || (h[i] != '\'' && h[i] != '"')) return false;
+    const char q = h[i++];
+    const size_t e = h.find(q, i);
+    if (e == std::string_view::npos) return false;
+    out = std::string(h.substr(i, e - i));
+    i = e + 1;
+    return true;
   }
-  size_t e = p;
-  while (e < h.size() && h[e] != ',' && h[e] != '}') ++e;
-  return h.substr(p, e - p);
-}
+  bool word(std::string_view w) {
+    ws();
+    if (h.substr(i, w.size()) != w) return false;
+    i += w.size();
+    return true;
+  }
+};
 }  // namespace
 
-Result<NpyArray> read_npy(const std::string& path) {
-  NVFP4_ASSIGN_OR_RETURN(auto bytes, read_file(path));
-  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
-    return io_error("'" + path + "' is not a .npy file");
+Result<NpyArray> parse_npy(const uint8_t* bytes, size_t n, const std::string& name) {
+  const std::string where = "'" + name + "'";
+  if (n < 10 || std::memcmp(bytes, "\x93NUMPY", 6) != 0) return io_error(where + " is not a .npy file");
   const int major = bytes[6];
-  size_t hlen, off;
-  if (major == 1) { hlen = bytes[8] | (bytes[9] << 8); off = 10; }
-  else if (bytes.size() >= 12) { hlen = bytes[8] | (bytes[9] << 8) | (bytes[10] << 16) | (size_t(bytes[11]) << 24); off = 12; }
-  else return io_error("'" + path + "': truncated .npy header");
-  if (off + hlen > bytes.size()) return io_error("'" + path + "': truncated .npy header");
-  const std::string h(bytes.begin() + off, bytes.begin() + off + hlen);
-  NVFP4_ASSIGN_OR_RETURN(std::string descr, header_field(h, "descr"));
-  NVFP4_ASSIGN_OR_RETURN(std::string fortran, header_field(h, "fortran_order"));
-  NVFP4_ASSIGN_OR_RETURN(std::string shape_s, header_field(h, "shape"));
-  if (fortran.find("True") != std::string::npos) return io_error("'" + path + "': Fortran-order arrays are not supported");
+  size_t hlen = 0, off = 0;
+  if (major == 1) {
+    hlen = bytes[8] | (bytes[9] << 8);
+    off = 10;
+  } else if (major == 2 || major == 3) {
+    if (n < 12) return io_error(where + ": truncated .npy header");
+    hlen = bytes[8] | (bytes[9] << 8) | (bytes[10] << 16) | (size_t(bytes[11]) << 24);
+    off = 12;
+  } else {
+    return io_error(where + ": unsupported .npy version " + std::to_string(major));
+  }
+  if (hlen > n - off) return io_error(where + ": truncated .npy header");
+  NpyHeaderParser p{std::string_view(reinterpret_cast<const char*>(bytes) + off, hlen)};
+  auto malformed = [&](const std::string& why) { return io_error(where + ": malformed .npy header: " + why); };
+  std::string descr;
+  bool have_descr = false, have_fortran = false, have_shape = false, fortran = false;
   NpyArray a;
+  if (!p.eat('{')) return malformed("expected '{'");
+  while (!p.eat('}')) {
+    std::string key;
+    if (!p.quoted(key)) return malformed("expected a quoted key");
+    if (!p.eat(':')) return malformed("expected ':' after '" + printable(key) + "'");
+    if (key == "descr") {
+      if (!p.quoted(descr)) return malformed("descr must be a quoted dtype string");
+      have_descr = true;
+    } else if (key == "fortran_order") {
+      if (p.word("True")) fortran = true;
+      else if (p.word("False")) fortran = false;
+      else return malformed("fortran_order must be True or False");
+      have_fortran = true;
+    } else if (key == "shape") {
+      if (!p.eat('(')) return malformed("shape must be a tuple");
+      while (!p.eat(')')) {
+        p.ws();
+        int64_t d = 0;
+        const char* b = p.h.data() + p.i;
+        const auto r = std::from_chars(b, p.h.data() + p.h.size(), d);
+        if (r.ec == std::errc::result_out_of_range)
+          return invalid_argument(where + ": dimension " + std::to_string(a.shape.size()) + " of the shape does not fit 64 bits");
+        if (r.ec != std::errc() || r.ptr == b) return malformed("shape entries must be integers");
+        p.i += static_cast<size_t>(r.ptr - b);
+        NVFP4_TRY(check_dim(d, where + ": shape[" + std::to_string(a.shape.size()) + "]", /*allow_zero=*/true));
+        if (a.shape.size() == 32) return malformed("more than 32 dimensions");
+        a.shape.push_back(d);
+        if (!p.eat(',')) {
+          if (!p.eat(')')) return malformed("expected ',' or ')' in the shape");
+          break;
+        }
+      }
+      have_shape = true;
+    } else {
+      return malformed("unknown key '" + printable(key) + "'");
+    }
+    if (!p.eat(',')) {
+      if (!p.eat('}')) return malformed("expected ',' or '}'");
+      break;
+    }
+  }
+  if (!have_descr || !have_fortran || !have_shape) return malformed("it needs descr, fortran_order and shape");
+  if (fortran) return io_error(where + ": Fortran-order arrays are not supported");
   size_t elem;
   if (descr == "<u2" || descr == "<V2" || descr == "|V2" || descr == "bfloat16" || descr == "<i2") { a.dtype = "u2"; elem = 2; }
   else if (descr == "|u1" || descr == "<u1" || descr == "|i1") { a.dtype = "u1"; elem = 1; }
   else if (descr == "<f4") { a.dtype = "f4"; elem = 4; }
   else if (descr == "<i4") { a.dtype = "i4"; elem = 4; }
-  else return io_error("'" + path + "': unsupported .npy dtype '" + descr + "' (use u1, u2/bf16, f4 or i4)");
-  std::stringstream ss(shape_s);
-  std::string tok;
+  else return io_error(where + ": unsupported .npy dtype '" + printable(descr) + "' (use u1, u2/bf16, f4 or i4)");
   int64_t count = 1;
-  while (std::getline(ss, tok, ',')) {
-    if (tok.find_first_not_of(" ") == std::string::npos) continue;
-    a.shape.push_back(std::stoll(tok));
-    count *= a.shape.back();
+  for (size_t i = 0; i < a.shape.size(); ++i) {
+    NVFP4_ASSIGN_OR_RETURN(count, checked_mul(count, a.shape[i], where + ": the shape's element count"));
   }
-  const size_t need = static_cast<size_t>(count) * elem;
-  if (bytes.size() - off - hlen < need)
-    return io_error("'" + path + "': data is shorter than its shape says (" + std::to_string(bytes.size() - off - hlen) +
-                    " < " + std::to_string(need) + " bytes)");
-  a.bytes.assign(bytes.begin() + off + hlen, bytes.begin() + off + hlen + need);
+  NVFP4_ASSIGN_OR_RETURN(const int64_t need, checked_mul(count, static_cast<int64_t>(elem), where + ": the shape's byte count"));
+  const size_t have = n - off - hlen;
+  if (static_cast<uint64_t>(need) > have)
+    return io_error(where + ": data is shorter than its shape says (" + std::to_string(have) + " < " +
+                    std::to_string(need) + " bytes)");
+  a.bytes.assign(bytes + off + hlen, bytes + off + hlen + need);
   return a;
+}
+
+Result<NpyArray> read_npy(const std::string& path) {
+  NVFP4_ASSIGN_OR_RETURN(auto bytes, read_file(path));
+  return parse_npy(bytes.data(), bytes.size(), path);
 }
 
 Status write_npy(const std::string& path, const std::string& dtype, const std::vector<int64_t>& shape,
@@ -128,33 +299,87 @@ Status write_npy(const std::string& path, const std::string& dtype, const std::v
   std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shp + ", }";
   while ((10 + h.size() + 1) % 64 != 0) h += ' ';
   h += '\n';
-  std::string out = "\x93NUMPY";
-  out += '\x01';
-  out += '\x00';
-  out += static_cast<char>(h.size() & 0xFF);
-  out += static_cast<char>(h.size() >> 8);
-  out += h;
-  out.append(static_cast<const char*>(data), nbytes);
-  return write_file(path, out.data(), out.size());
+  std::string head = "\x93NUMPY";
+  head += '\x01';
+  head += '\x00';
+  head += static_cast<char>(h.size() & 0xFF);
+  head += static_cast<char>(h.size() >> 8);
+  head += h;
+  NVFP4_ASSIGN_OR_RETURN(AtomicFile f, AtomicFile::create(path));
+  NVFP4_TRY(f.write(head.data(), head.size()));
+  NVFP4_TRY(f.write(data, nbytes));
+  return f.commit();
 }
 
 // ---------------------------------------------------------------------------------------------
 // Golden files
 int64_t GoldenFile::Array::count() const {
   int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape) n *= d;  // from_parts checked that the product fits
   return n;
 }
 
+namespace {
+// A JSON number that is a whole number in [0, 2^53]: sizes and offsets in a manifest.
+bool json_size(const Json& j, int64_t& out) {
+  if (j.type() != Json::Type::kNumber) return false;
+  const double v = j.as_number();
+  if (!(v >= 0 && v <= 9007199254740992.0) || v != std::floor(v)) return false;
+  out = static_cast<int64_t>(v);
+  return true;
+}
+int64_t golden_dtype_size(const std::string& d) {
+  if (d == "u8" || d == "i8") return 1;
+  if (d == "u16" || d == "i16" || d == "bf16" || d == "f16") return 2;
+  if (d == "u32" || d == "i32" || d == "f32") return 4;
+  if (d == "u64" || d == "i64" || d == "f64") return 8;
+  return 0;
+}
+}  // namespace
+
 Result<GoldenFile> GoldenFile::open(const std::string& manifest_path) {
   NVFP4_ASSIGN_OR_RETURN(std::string text, read_text(manifest_path));
-  NVFP4_ASSIGN_OR_RETURN(Json m, Json::parse(text));
+  auto m = Json::parse(text);
+  if (!m.is_ok()) return io_error("'" + manifest_path + "': " + m.status().message());
+  if (m->type() != Json::Type::kObject || (*m)["file"].type() != Json::Type::kString)
+    return io_error("'" + manifest_path + "' is not a golden manifest (no \"file\")");
+  const std::string& file = (*m)["file"].as_string();
+  if (file.empty() || file.find('/') != std::string::npos || file == "..")
+    return io_error("'" + manifest_path + "': \"file\" must name a file next to the manifest");
   const std::string dir = std::filesystem::path(manifest_path).parent_path().string();
-  const std::string bin_path = (dir.empty() ? "" : dir + "/") + m["file"].as_string();
+  const std::string bin_path = (dir.empty() ? "" : dir + "/") + file;
   NVFP4_ASSIGN_OR_RETURN(auto bin, read_file(bin_path));
+  return from_parts(std::move(m.value()), std::move(bin), bin_path);
+}
+
+Result<GoldenFile> GoldenFile::from_parts(Json m, std::vector<uint8_t> bin, const std::string& bin_name) {
+  if (m.type() != Json::Type::kObject) return io_error("golden manifest for '" + bin_name + "' is not a JSON object");
   const std::string got = sha256_hex(bin.data(), bin.size());
-  if (got != m["sha256"].as_string())
-    return io_error("'" + bin_path + "' sha256 " + got + " differs from the manifest's " + m["sha256"].as_string());
+  if (m["sha256"].type() != Json::Type::kString || got != m["sha256"].as_string())
+    return io_error("'" + bin_name + "' sha256 " + got + " differs from the manifest's " + printable(m["sha256"].as_string()));
+  const Json& arrays = m["arrays"];
+  if (arrays.type() != Json::Type::kArray) return io_error("golden manifest for '" + bin_name + "' has no \"arrays\" list");
+  for (const Json& a : arrays.items()) {
+    if (a.type() != Json::Type::kObject || a["key"].type() != Json::Type::kString)
+      return io_error("golden manifest for '" + bin_name + "': an array entry has no \"key\"");
+    const std::string where = "golden array '" + printable(a["key"].as_string()) + "' of '" + bin_name + "'";
+    const int64_t esize = golden_dtype_size(a["dtype"].as_string());
+    if (esize == 0) return io_error(where + ": unknown dtype '" + printable(a["dtype"].as_string()) + "'");
+    if (a["shape"].type() != Json::Type::kArray) return io_error(where + ": no shape");
+    int64_t count = 1, off = 0, nbytes = 0;
+    for (const Json& d : a["shape"].items()) {
+      int64_t v = 0;
+      if (!json_size(d, v)) return io_error(where + ": shape entries must be non-negative integers");
+      NVFP4_ASSIGN_OR_RETURN(count, checked_mul(count, v, where));
+    }
+    if (!json_size(a["offset"], off) || !json_size(a["nbytes"], nbytes))
+      return io_error(where + ": offset and nbytes must be non-negative integers");
+    NVFP4_ASSIGN_OR_RETURN(const int64_t need, checked_mul(count, esize, where));
+    if (need != nbytes)
+      return io_error(where + ": nbytes " + std::to_string(nbytes) + " differs from its shape's " + std::to_string(need));
+    if (off > static_cast<int64_t>(bin.size()) || nbytes > static_cast<int64_t>(bin.size()) - off)
+      return io_error(where + " lies past the end of its file");
+  }
   GoldenFile g;
   g.manifest_ = std::move(m);
   g.bin_ = std::make_shared<std::vector<uint8_t>>(std::move(bin));
@@ -169,9 +394,8 @@ Result<GoldenFile::Array> GoldenFile::get(const std::string& key) const {
     out.dtype = a["dtype"].as_string();
     out.layout = a["layout"].as_string();
     for (const Json& d : a["shape"].items()) out.shape.push_back(d.as_int());
-    const size_t off = static_cast<size_t>(a["offset"].as_int());
+    const size_t off = static_cast<size_t>(a["offset"].as_int());  // checked in from_parts
     out.nbytes = static_cast<size_t>(a["nbytes"].as_int());
-    if (off + out.nbytes > bin_->size()) return io_error("golden array '" + key + "' lies past the end of its file");
     out.data = bin_->data() + off;
     return out;
   }

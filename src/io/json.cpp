@@ -136,7 +136,12 @@ struct JsonParser {
           case 'f': out += '\f'; break;
           case 'u': {
             if (i + 4 > s.size()) return fail("bad \\u escape");
-            unsigned cp = static_cast<unsigned>(std::strtoul(std::string(s.substr(i, 4)).c_str(), nullptr, 16));
+            unsigned cp = 0;
+            for (int d = 0; d < 4; ++d) {
+              const char h = s[i + d];
+              if (!std::isxdigit(static_cast<unsigned char>(h))) return fail("bad \\u escape");
+              cp = cp * 16 + static_cast<unsigned>(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+            }
             i += 4;
             if (cp < 0x80) out += static_cast<char>(cp);
             else if (cp < 0x800) { out += static_cast<char>(0xC0 | (cp >> 6)); out += static_cast<char>(0x80 | (cp & 0x3F)); }

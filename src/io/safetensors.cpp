@@ -32,7 +32,7 @@ constexpr DtypeInfo kDtypes[] = {
 };
 
 // Names come from the file: keep messages on one line and bounded whatever the bytes are.
-std::string printable(std::string_view s) {
+std::string st_printable(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size() && i < 200; ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
@@ -44,7 +44,7 @@ std::string printable(std::string_view s) {
 
 Status bad(const std::string& label, const std::string& what) { return io_error("'" + label + "': " + what); }
 Status bad_tensor(const std::string& label, std::string_view name, const std::string& what) {
-  return io_error("'" + label + "': tensor '" + printable(name) + "': " + what);
+  return io_error("'" + label + "': tensor '" + st_printable(name) + "': " + what);
 }
 
 bool valid_utf8(const uint8_t* p, size_t n) {
@@ -92,7 +92,7 @@ Status check_entry(const std::string& label, const std::string& name, const Json
   if (v.type() != Json::Type::kObject) return bad_tensor(label, name, "header entry is not a JSON object");
   for (const auto& [k, _] : v.members())
     if (k != "dtype" && k != "shape" && k != "data_offsets")
-      return bad_tensor(label, name, "unknown header field '" + printable(k) + "'");
+      return bad_tensor(label, name, "unknown header field '" + st_printable(k) + "'");
   const Json* dt = v.find("dtype");
   if (!dt || dt->type() != Json::Type::kString) return bad_tensor(label, name, "missing or non-string dtype");
   auto d = parse_st_dtype(dt->as_string());
@@ -140,7 +140,7 @@ const char* to_string(StDtype d) {
 Result<StDtype> parse_st_dtype(std::string_view s) {
   for (const auto& i : kDtypes)
     if (s == i.name) return i.d;
-  return invalid_argument("unknown or unsupported dtype '" + printable(s) + "'");
+  return invalid_argument("unknown or unsupported dtype '" + st_printable(s) + "'");
 }
 
 int st_dtype_size(StDtype d) {
@@ -169,7 +169,7 @@ Result<StHeader> parse_safetensors(const uint8_t* image, uint64_t size, const st
   const uint8_t* h = image + 8;
   if (!valid_utf8(h, n)) return bad(label, "header is not valid UTF-8");
   auto j = Json::parse(std::string_view(reinterpret_cast<const char*>(h), n));
-  if (!j.is_ok()) return bad(label, "header: " + printable(j.status().message()));
+  if (!j.is_ok()) return bad(label, "header: " + st_printable(j.status().message()));
   if (j->type() != Json::Type::kObject) return bad(label, "header is not a JSON object");
 
   StHeader out;
@@ -180,7 +180,7 @@ Result<StHeader> parse_safetensors(const uint8_t* image, uint64_t size, const st
       if (v.type() != Json::Type::kObject) return bad(label, "__metadata__ is not a JSON object");
       for (const auto& [k, mv] : v.members()) {
         if (mv.type() != Json::Type::kString)
-          return bad(label, "__metadata__ value '" + printable(k) + "' is not a string");
+          return bad(label, "__metadata__ value '" + st_printable(k) + "' is not a string");
         out.metadata.emplace_back(k, mv.as_string());
       }
       continue;
@@ -204,7 +204,7 @@ Result<StHeader> parse_safetensors(const uint8_t* image, uint64_t size, const st
     const StTensor& t = out.tensors[i];
     if (t.begin < cursor)
       return bad_tensor(label, t.name, "data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                                           "] overlap tensor '" + printable(prev->name) + "' [" + std::to_string(prev->begin) +
+                                           "] overlap tensor '" + st_printable(prev->name) + "' [" + std::to_string(prev->begin) +
                                            ", " + std::to_string(prev->end) + "]");
     if (t.begin > cursor)
       return bad_tensor(label, t.name, "data_offsets begin at " + std::to_string(t.begin) + " leave bytes [" +
@@ -330,7 +330,7 @@ Status write_safetensors(const std::string& path, const std::vector<StEntry>& en
   if (!metadata.empty()) {
     Json m = Json::object();
     for (const auto& [k, v] : metadata) {
-      if (m.find(k)) return invalid_argument("'" + path + "': metadata key '" + printable(k) + "' given twice");
+      if (m.find(k)) return invalid_argument("'" + path + "': metadata key '" + st_printable(k) + "' given twice");
       m.set(k, v);
     }
     header.set("__metadata__", m);
@@ -340,21 +340,21 @@ Status write_safetensors(const std::string& path, const std::vector<StEntry>& en
   uint64_t offset = 0;
   for (const StEntry& e : entries) {
     if (e.name.empty() || e.name == "__metadata__")
-      return invalid_argument("'" + path + "': invalid tensor name '" + printable(e.name) + "'");
+      return invalid_argument("'" + path + "': invalid tensor name '" + st_printable(e.name) + "'");
     if (!seen.emplace(e.name, sizes.size()).second)
-      return invalid_argument("'" + path + "': tensor '" + printable(e.name) + "' given twice");
+      return invalid_argument("'" + path + "': tensor '" + st_printable(e.name) + "' given twice");
     unsigned __int128 count = 1;
     Json shape = Json::array();
     for (int64_t d : e.shape) {
-      if (d < 0) return invalid_argument("'" + path + "': tensor '" + printable(e.name) + "' has a negative dimension");
+      if (d < 0) return invalid_argument("'" + path + "': tensor '" + st_printable(e.name) + "' has a negative dimension");
       count *= static_cast<uint64_t>(d);
       if (count > (static_cast<unsigned __int128>(1) << 50))
-        return invalid_argument("'" + path + "': tensor '" + printable(e.name) + "' is too large");
+        return invalid_argument("'" + path + "': tensor '" + st_printable(e.name) + "' is too large");
       shape.push(d);
     }
     const uint64_t nbytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(st_dtype_size(e.dtype));
     if (!e.data && !e.produce && nbytes > 0)
-      return invalid_argument("'" + path + "': tensor '" + printable(e.name) + "' has no data");
+      return invalid_argument("'" + path + "': tensor '" + st_printable(e.name) + "' has no data");
     Json t = Json::object();
     t.set("dtype", to_string(e.dtype)).set("shape", shape);
     t.set("data_offsets", Json::array().push(offset).push(offset + nbytes));
@@ -380,7 +380,7 @@ Status write_safetensors(const std::string& path, const std::vector<StEntry>& en
       auto bytes = e.produce();
       if (!bytes.is_ok()) return bytes.status();
       if (bytes->size() != sizes[i])
-        return Status(ErrorCode::kInternal, "'" + path + "': tensor '" + printable(e.name) + "' produced " +
+        return Status(ErrorCode::kInternal, "'" + path + "': tensor '" + st_printable(e.name) + "' produced " +
                                                 std::to_string(bytes->size()) + " bytes, its shape needs " + std::to_string(sizes[i]));
       NVFP4_TRY(tmp.write(bytes->data(), bytes->size()));
     }

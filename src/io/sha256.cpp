@@ -44,7 +44,7 @@ std::string sha256_hex(const void* data, size_t n) {
   for (size_t i = 0; i < full; ++i) compress(h, p + 64 * i);
   uint8_t tail[128] = {};
   const size_t rem = n - full * 64;
-  std::memcpy(tail, p + full * 64, rem);
+  if (rem > 0) std::memcpy(tail, p + full * 64, rem);  // (data may be null when n == 0: an empty vector)
   tail[rem] = 0x80;
   const size_t tail_len = rem + 9 > 64 ? 128 : 64;
   const uint64_t bits = static_cast<uint64_t>(n) * 8;

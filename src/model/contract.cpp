@@ -30,7 +30,7 @@ std::string ReductionContract::to_string() const {
 }
 
 Result<ReductionContract> ReductionContract::parse(std::string_view s) {
-  const std::string text(s);
+  const std::string text = printable(s);
   auto bad = [&](const std::string& why) {
     return invalid_argument("bad reduction contract '" + text + "': " + why +
                             " (expected 'sequential' or 'split_k:S[:grain=G][:cublas|cutlass][:fp32|bf16_partials|bf16_serial]')");
@@ -56,7 +56,7 @@ Result<ReductionContract> ReductionContract::parse(std::string_view s) {
     else if (tok == "fp32") c.merge = MergeMode::kFp32;
     else if (tok == "bf16_partials") c.merge = MergeMode::kBf16Partials;
     else if (tok == "bf16_serial") c.merge = MergeMode::kBf16Serial;
-    else return bad("unknown field '" + std::string(tok) + "'");
+    else return bad("unknown field '" + printable(tok) + "'");
   }
   if (c.splits == 0) return bad("missing S");
   if (c.splits == 1) return ReductionContract::sequential();

@@ -50,7 +50,8 @@ Result<ExplainResult> explain_contract(const Tensor& a, const Tensor& w, float a
     for (int g : opt.grains)
       for (PartitionRule rule : {PartitionRule::kCublas, PartitionRule::kCutlass})
         for (MergeMode merge : {MergeMode::kFp32, MergeMode::kBf16Partials, MergeMode::kBf16Serial}) {
-          if (s < 2 || g < 64 || g % 64 != 0) return invalid_argument("explain: splits must be >= 2 and grains multiples of 64");
+          if (s < 2 || s > 64 || g < 64 || g % 64 != 0)
+            return invalid_argument("explain: splits must be in 2..64 and grains positive multiples of 64");
           const ReductionContract c = ReductionContract::split_k(s, g, rule, merge);
           const auto sl = c.slices(K);
           const bool dup = std::any_of(contracts.begin(), contracts.end(), [&](const ReductionContract& o) {

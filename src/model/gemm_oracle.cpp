@@ -126,7 +126,8 @@ EvalPlan make_plan(const GemmSpec& spec, int64_t k) {
   }
   plan.slots = static_cast<int>(slot_keys.size());
   for (int sidx = 0; sidx < plan.slots; ++sidx) {
-    const auto [b, e] = slot_keys[sidx];
+    // Plain names, not a structured binding: clang before 16 cannot capture those (the fuzz build).
+    const int64_t b = slot_keys[sidx].first, e = slot_keys[sidx].second;
     auto it = std::find_if(plan.chains.begin(), plan.chains.end(), [&](const Chain& c) { return c.start == b; });
     if (it == plan.chains.end()) {
       plan.chains.push_back(Chain{b, b, {}});

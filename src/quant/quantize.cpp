@@ -5,6 +5,7 @@
 
 #include "../common/cpu_features.hpp"
 #include "../common/parallel.hpp"
+#include "nvfp4/limits.hpp"
 #include "nvfp4/quant.hpp"
 #include "recipes.hpp"
 
@@ -33,6 +34,7 @@ Result<Tensor> quantize(const uint16_t* x, int64_t rows, int64_t cols, float glo
   if (rows <= 0 || cols <= 0)
     return invalid_argument("quantize: shape [" + std::to_string(rows) + ", " + std::to_string(cols) +
                             "] must be positive");
+  NVFP4_TRY(check_gemm_problem(rows, 1, cols, 1, "quantize"));
   if (!opt.pad && (rows % 16 != 0 || cols % 16 != 0))
     return invalid_argument("quantize: shape [" + std::to_string(rows) + ", " + std::to_string(cols) +
                             "] is not a multiple of 16; ask for padding (--pad) to zero-fill to 16");

@@ -1,8 +1,10 @@
 // MiniMax H3 shapes and seeded synthetic tensors (docs/numerics.md §8).
+#include <charconv>
 #include <cmath>
 #include <sstream>
 
 #include "../common/parallel.hpp"
+#include "nvfp4/limits.hpp"
 #include "nvfp4/validate.hpp"
 
 namespace nvfp4 {
@@ -25,37 +27,39 @@ Result<LinearShape> find_linear(const std::string& name) {
     if (name == a) full = f;
   for (const auto& l : minimax_h3_linears())
     if (l.name == full) return l;
-  return invalid_argument("unknown linear '" + name + "' (expected attn_qkv_proj, attn_out_proj, mlp_fc1, mlp_fc2 or qkv/out/fc1/fc2)");
+  return invalid_argument("unknown linear '" + printable(name) + "' (expected attn_qkv_proj, attn_out_proj, mlp_fc1, mlp_fc2 or qkv/out/fc1/fc2)");
 }
 
 Result<std::vector<LinearShape>> parse_shapes(const std::string& spec) {
   std::vector<LinearShape> out;
   std::stringstream ss(spec);
   std::string item;
+  // A whole decimal integer, nothing before or after it ("12abc" is not 12).
+  auto number = [](std::string_view t, int64_t& v) {
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+    return r.ec == std::errc() && r.ptr == t.data() + t.size() && !t.empty();
+  };
   while (std::getline(ss, item, ',')) {
     if (item.empty()) continue;
-    auto bad = [&] { return invalid_argument("bad shape '" + item + "' (expected NAME, NAME:N:K or NxK)"); };
+    auto bad = [&] { return invalid_argument("bad shape '" + printable(item) + "' (expected NAME, NAME:N:K or NxK)"); };
     LinearShape l;
-    try {
-      const auto c1 = item.find(':');
-      const auto x = item.find('x');
-      if (c1 != std::string::npos) {
-        const auto c2 = item.find(':', c1 + 1);
-        if (c2 == std::string::npos) return bad();
-        l.name = item.substr(0, c1);
-        l.n = std::stoll(item.substr(c1 + 1, c2 - c1 - 1));
-        l.k = std::stoll(item.substr(c2 + 1));
-      } else if (x != std::string::npos && std::isdigit(static_cast<unsigned char>(item[0]))) {
-        l.n = std::stoll(item.substr(0, x));
-        l.k = std::stoll(item.substr(x + 1));
-        l.name = "n" + std::to_string(l.n) + "_k" + std::to_string(l.k);
-      } else {
-        NVFP4_ASSIGN_OR_RETURN(l, find_linear(item));
-      }
-    } catch (...) {
-      return bad();
+    const std::string_view it(item);
+    const auto c1 = it.find(':');
+    const auto x = it.find('x');
+    if (c1 != std::string_view::npos) {
+      const auto c2 = it.find(':', c1 + 1);
+      if (c2 == std::string_view::npos || c1 == 0) return bad();
+      l.name = item.substr(0, c1);
+      if (!number(it.substr(c1 + 1, c2 - c1 - 1), l.n) || !number(it.substr(c2 + 1), l.k)) return bad();
+    } else if (x != std::string_view::npos && std::isdigit(static_cast<unsigned char>(item[0]))) {
+      if (!number(it.substr(0, x), l.n) || !number(it.substr(x + 1), l.k)) return bad();
+      l.name = "n" + std::to_string(l.n) + "_k" + std::to_string(l.k);
+    } else {
+      NVFP4_ASSIGN_OR_RETURN(l, find_linear(item));
     }
     if (l.n <= 0 || l.k <= 0) return bad();
+    NVFP4_TRY(check_dim(l.n, "N of shape '" + printable(item) + "'"));
+    NVFP4_TRY(check_dim(l.k, "K of shape '" + printable(item) + "'"));
     out.push_back(l);
   }
   if (out.empty()) return invalid_argument("no shapes given");

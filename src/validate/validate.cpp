@@ -12,6 +12,7 @@
 #include "nvfp4/checkpoint.hpp"
 #include "nvfp4/cublaslt.hpp"
 #include "nvfp4/cuda.hpp"
+#include "nvfp4/limits.hpp"
 #include "nvfp4/quant.hpp"
 #include "nvfp4/validate.hpp"
 
@@ -303,6 +304,7 @@ Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t 
   std::vector<uint16_t> x, w;
   Json in = Json::object();
   if (inputs_dir.empty()) {
+    NVFP4_TRY(check_gemm_problem(rows, l.n, l.k, 1, l.name));
     const uint64_t h = name_hash(l.name);
     const uint64_t sx = seed ^ h, sw = seed ^ (h * 31 + 7);
     p.m = rows;
@@ -413,6 +415,10 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
     opt.linears = {LinearShape{opt.layer, 0, 0}};  // the real shape comes from the file
   }
   if (opt.linears.empty()) return invalid_argument("no linears to validate");
+  // Reference, candidate and sensitivity outputs are held at once; refuse what cannot fit before
+  // computing anything (inputs from files are checked as they are read).
+  if (opt.inputs_dir.empty() && opt.checkpoint.empty())  // a checkpoint layer's shape is checked as it is read
+    for (const LinearShape& l : opt.linears) NVFP4_TRY(check_gemm_problem(opt.rows, l.n, l.k, 3, "validate " + l.name));
   if (opt.candidates.empty()) {
     for (GpuGemmKernel k : available_gpu_kernels()) {
       opt.candidates.push_back(Backend{to_string(k), {}});

@@ -1,5 +1,6 @@
 #include "args.hpp"
 
+#include <charconv>
 #include <cstdio>
 
 namespace nvfp4::cli {
@@ -21,16 +22,16 @@ Result<Args> Args::parse(int argc, char** argv, int first, const std::set<std::s
       name = name.substr(0, eq);
     }
     if (flags.count(name)) {
-      if (has_value) return invalid_argument("option --" + name + " takes no value");
+      if (has_value) return invalid_argument("option --" + printable(name) + " takes no value");
       a.values_[name] = "1";
     } else if (options.count(name)) {
       if (!has_value) {
-        if (i + 1 >= argc) return invalid_argument("option --" + name + " needs a value");
+        if (i + 1 >= argc) return invalid_argument("option --" + printable(name) + " needs a value");
         value = argv[++i];
       }
       a.values_[name] = value;
     } else {
-      return invalid_argument("unknown option --" + name + " (see --help)");
+      return invalid_argument("unknown option --" + printable(name) + " (see --help)");
     }
   }
   return a;
@@ -44,7 +45,7 @@ Result<int64_t> Args::get_int(const std::string& k, int64_t dflt) const {
     if (pos != get(k).size()) throw 1;
     return v;
   } catch (...) {
-    return invalid_argument("--" + k + " expects an integer, got '" + get(k) + "'");
+    return invalid_argument("--" + k + " expects an integer, got '" + printable(get(k)) + "'");
   }
 }
 
@@ -56,8 +57,27 @@ Result<double> Args::get_double(const std::string& k, double dflt) const {
     if (pos != get(k).size()) throw 1;
     return v;
   } catch (...) {
-    return invalid_argument("--" + k + " expects a number, got '" + get(k) + "'");
+    return invalid_argument("--" + k + " expects a number, got '" + printable(get(k)) + "'");
   }
+}
+
+Result<std::vector<int>> parse_int_list(const std::string& s, int lo, int hi, const std::string& what) {
+  std::vector<int> out;
+  size_t pos = 0;
+  for (;;) {
+    const size_t comma = s.find(',', pos);
+    const std::string t = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    int v = 0;
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size() || v < lo || v > hi)
+      return invalid_argument(what + " expects integers in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                              " separated by commas, got '" + printable(s) + "'");
+    if (out.size() == 1024) return invalid_argument(what + ": more than 1024 entries");
+    out.push_back(v);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
 }
 
 int fail(const std::string& cmd, const Status& st) {

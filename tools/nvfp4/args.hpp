@@ -28,6 +28,9 @@ class Args {
   std::vector<std::string> positional_;
 };
 
+// "2,3,4": whole integers in [lo, hi], at least one; `what` names the option in messages.
+Result<std::vector<int>> parse_int_list(const std::string& s, int lo, int hi, const std::string& what);
+
 // Prints "nvfp4 <cmd>: error: <message>" to stderr and returns the exit code for the status.
 int fail(const std::string& cmd, const Status& st);
 

@@ -6,6 +6,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "nvfp4/bench.hpp"
+#include "nvfp4/limits.hpp"
 
 namespace nvfp4::cli {
 
@@ -37,7 +38,10 @@ int cmd_bench(int argc, char** argv) {
   auto rows = args->get_int("rows", 128), iters = args->get_int("iters", 30), warm = args->get_int("warmup", 5);
   for (auto* r : {&rows, &iters, &warm})
     if (!r->is_ok()) return fail("bench", r->status());
-  if (rows.value() < 1 || iters.value() < 1 || warm.value() < 0) return fail("bench", invalid_argument("--rows, --iters >= 1 and --warmup >= 0"));
+  if (Status st = check_dim(rows.value(), "--rows"); !st.is_ok()) return fail("bench", st);
+  // Counts end up in ints: bound them where a typo cannot wrap them.
+  if (iters.value() < 1 || iters.value() > 1000000 || warm.value() < 0 || warm.value() > 1000000)
+    return fail("bench", invalid_argument("--iters must be in 1..1000000 and --warmup in 0..1000000"));
   opt.rows = rows.value();
   opt.iters = static_cast<int>(iters.value());
   opt.warmup = static_cast<int>(warm.value());

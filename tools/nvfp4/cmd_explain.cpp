@@ -1,10 +1,10 @@
 // nvfp4 explain: which reduction contract reproduces a reference output (e.g. cuBLASLt's on a GB10)
 #include <cstdio>
 #include <cstring>
-#include <sstream>
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "nvfp4/limits.hpp"
 #include "nvfp4/validate.hpp"
 
 namespace nvfp4::cli {
@@ -29,20 +29,6 @@ const char* kHelp =
     "  --sample N            outputs used to screen candidates (default 2048)\n"
     "  --json                print the result as JSON\n";
 
-Result<std::vector<int>> int_list(const std::string& s) {
-  std::vector<int> out;
-  std::stringstream ss(s);
-  std::string t;
-  while (std::getline(ss, t, ',')) {
-    try {
-      out.push_back(std::stoi(t));
-    } catch (...) {
-      return invalid_argument("bad integer list '" + s + "'");
-    }
-  }
-  if (out.empty()) return invalid_argument("empty list");
-  return out;
-}
 
 Result<Args> parse_args(int argc, char** argv) {
   return Args::parse(argc, argv, 2, {"json", "plant-raw", "help"},
@@ -64,22 +50,26 @@ Result<Json> explain_json(const Args& args_ref) {
   auto sample = args->get_int("sample", 2048);
   for (auto* r : {&rows, &seed, &sample})
     if (!r->is_ok()) return r->status();
-  if (rows.value() <= 0 || sample.value() <= 0) return invalid_argument("--rows and --sample must be positive");
+  if (Status st = check_dim(rows.value(), "--rows"); !st.is_ok()) return st;
+  if (Status st = check_dim(sample.value(), "--sample"); !st.is_ok()) return st;
   ExplainOptions eo;
   eo.sample = sample.value();
   if (args->has("splits")) {
-    auto v = int_list(args->get("splits"));
+    auto v = parse_int_list(args->get("splits"), 2, 64, "--splits");
     if (!v.is_ok()) return v.status();
     eo.splits = v.value();
   }
   if (args->has("grains")) {
-    auto v = int_list(args->get("grains"));
+    auto v = parse_int_list(args->get("grains"), 64, 1 << 20, "--grains");
     if (!v.is_ok()) return v.status();
     eo.grains = v.value();
   }
   auto prob = prepare_layer(shapes->front(), rows.value(), static_cast<uint64_t>(seed.value()), args->get("inputs"));
   if (!prob.is_ok()) return prob.status();
   const int64_t M = prob->m, N = prob->shape.n;
+  // The dump, the search's full outputs and the planted reference are held at once.
+  if (Status st = check_gemm_problem(M, N, prob->shape.k, 3, "explain " + prob->shape.name); !st.is_ok())
+    return st;
 
   std::vector<uint32_t> dump(M * N);
   bool bf16 = true;
@@ -108,8 +98,7 @@ Result<Json> explain_json(const Args& args_ref) {
       auto a = read_npy(f);
       if (!a.is_ok()) return a.status();
       if (a->dtype != "u2" && a->dtype != "f4") return invalid_argument("'" + f + "' must be bf16 (u2) or f32 (f4)");
-      int64_t count = 1;
-      for (auto d : a->shape) count *= d;
+      int64_t count = static_cast<int64_t>(a->bytes.size()) / (a->dtype == "u2" ? 2 : 4);  // read_npy checked the shape
       if (count != M * N)
         return invalid_argument("'" + f + "' holds " + std::to_string(count) + " values, expected M*N = " +
                                                 std::to_string(M) + "*" + std::to_string(N));
@@ -121,9 +110,7 @@ Result<Json> explain_json(const Args& args_ref) {
       bf16 = dt == "bf16";
       auto b = read_file(f);
       if (!b.is_ok()) return b.status();
-      if (static_cast<int64_t>(b->size()) != M * N * (bf16 ? 2 : 4))
-        return invalid_argument("'" + f + "' has " + std::to_string(b->size()) + " bytes, expected " +
-                                                std::to_string(M * N * (bf16 ? 2 : 4)));
+      if (Status st = check_raw_size(b->size(), {M, N}, bf16 ? 2 : 4, f); !st.is_ok()) return st;
       bytes = std::move(b.value());
     }
     for (int64_t i = 0; i < M * N; ++i) {

@@ -7,6 +7,7 @@
 #include "nvfp4/cublaslt.hpp"
 #include "nvfp4/cuda.hpp"
 #include "nvfp4/io.hpp"
+#include "nvfp4/limits.hpp"
 #include "nvfp4/quant.hpp"
 
 namespace nvfp4::cli {
@@ -97,29 +98,21 @@ int cmd_quantize(int argc, char** argv) {
     std::memcpy(x.data(), a->bytes.data(), a->bytes.size());
   } else {
     if (!args->has("shape")) return fail("quantize", invalid_argument("a raw input needs --shape R,C"));
-    const std::string s = args->get("shape");
-    const auto comma = s.find(',');
-    try {
-      if (comma == std::string::npos) throw 1;
-      rows = std::stoll(s.substr(0, comma));
-      cols = std::stoll(s.substr(comma + 1));
-    } catch (...) {
-      return fail("quantize", invalid_argument("--shape must be R,C, got '" + s + "'"));
-    }
-    if (rows <= 0 || cols <= 0) return fail("quantize", invalid_argument("--shape must be positive"));
+    auto dims = parse_dims(args->get("shape"), "--shape", 2);
+    if (!dims.is_ok()) return fail("quantize", dims.status());
+    rows = (*dims)[0];
+    cols = (*dims)[1];
     auto bytes = read_file(in);
     if (!bytes.is_ok()) return fail("quantize", bytes.status());
-    if (static_cast<int64_t>(bytes->size()) != rows * cols * 2)
-      return fail("quantize", invalid_argument("'" + in + "' has " + std::to_string(bytes->size()) + " bytes; shape " + s +
-                                               " of bf16 needs " + std::to_string(rows * cols * 2)));
-    x.resize(rows * cols);
+    if (Status st = check_raw_size(bytes->size(), dims.value(), 2, in); !st.is_ok()) return fail("quantize", st);
+    x.resize(bytes->size() / 2);
     std::memcpy(x.data(), bytes->data(), bytes->size());
   }
   // Global scale
   const std::string gs = args->get("global-scale", "dynamic");
   float s;
-  if (gs == "dynamic") s = global_scale_dynamic(x.data(), rows * cols);
-  else if (gs == "f32") s = global_scale_f32(x.data(), rows * cols);
+  if (gs == "dynamic") s = global_scale_dynamic(x.data(), static_cast<int64_t>(x.size()));
+  else if (gs == "f32") s = global_scale_f32(x.data(), static_cast<int64_t>(x.size()));
   else {
     auto v = args->get_double("global-scale", 0);
     if (!v.is_ok()) return fail("quantize", invalid_argument("--global-scale must be dynamic, f32 or a number"));

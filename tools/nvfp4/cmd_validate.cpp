@@ -4,6 +4,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "nvfp4/limits.hpp"
 #include "nvfp4/validate.hpp"
 
 namespace nvfp4::cli {
@@ -68,8 +69,8 @@ Result<ValidateOptions> options_from(const Args& args) {
   if (!rows.is_ok()) return rows.status();
   if (!seed.is_ok()) return seed.status();
   if (!sample.is_ok()) return sample.status();
-  if (rows.value() <= 0) return invalid_argument("--rows must be positive");
-  if (sample.value() <= 0) return invalid_argument("--sample must be positive");
+  NVFP4_TRY(check_dim(rows.value(), "--rows"));
+  NVFP4_TRY(check_dim(sample.value(), "--sample"));
   opt.rows = rows.value();
   opt.seed = static_cast<uint64_t>(seed.value());
   opt.sample = sample.value();
