@@ -44,7 +44,10 @@ def _comfy_kitchen():
         from comfy_kitchen.tensor import nvfp4
     except ImportError as e:
         raise ImportError(f"nvfp4_exact.comfy needs comfy-kitchen (pip install comfy-kitchen): {e}") from None
-    return registry.registry, constraints, nvfp4.TensorCoreNVFP4Layout
+    # comfy_kitchen/__init__.py re-exports the BackendRegistry instance under the submodule's name,
+    # so `comfy_kitchen.registry` is already the registry object.
+    reg = registry if hasattr(registry, "register") else registry.registry
+    return reg, constraints, nvfp4.TensorCoreNVFP4Layout
 
 
 # ---------------------------------------------------------------------------------------------

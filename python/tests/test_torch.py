@@ -35,13 +35,14 @@ def test_quantize_and_dequantize(device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_linear(device):
     x = random_bf16((2, 9, 160), seed=2)
-    wq = nx.quantize(random_bf16((40, 160), seed=3, scale=0.05), pad=True)
-    bias = random_bf16((40,), seed=4)
+    # N a multiple of 16: a checkpoint weight has N16 rows and the layer N16 outputs
+    wq = nx.quantize(random_bf16((48, 160), seed=3, scale=0.05), pad=True)
+    bias = random_bf16((48,), seed=4)
     want = nx.linear(x, wq.data, wq.scales, wq.global_scale, bias=bias)
     w_t = torch.from_numpy(wq.data).to(device)
     ws_t = torch.from_numpy(wq.scales).view(torch.float8_e4m3fn).to(device)  # as checkpoints store it
     s_t = torch.tensor(wq.global_scale, dtype=torch.float32, device=device)
     got, raw = nx.linear(as_torch_bf16(x, device), w_t, ws_t, s_t, bias=as_torch_bf16(bias, device), return_raw=True)
-    assert got.dtype == torch.bfloat16 and got.device.type == device and tuple(got.shape) == (2, 9, 40)
+    assert got.dtype == torch.bfloat16 and got.device.type == device and tuple(got.shape) == (2, 9, 48)
     assert raw.dtype == torch.float32
     assert np.array_equal(bits(got), want)
