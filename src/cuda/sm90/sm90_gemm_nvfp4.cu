@@ -402,21 +402,24 @@ Status launch_bm(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
 }  // namespace
 
 int sm90_pick_bm(int64_t m, int64_t n, int sm_count) {
-  // Time model per (tile, chunk) in cycles: the tensor cores take ~8 BM for the CTA's two 64 x BM
-  // blocks, decoding and tests ~120 more; a persistent grid runs ceil(tiles / SMs) rounds.
-  static const int kBms[] = {16, 32, 48, 64, 96, 128};
+  // Relative time of one (tile, chunk) step per tile height, measured on the H200 (M = 128, the four
+  // MiniMax H3 linears, 2026-12-01): the scalar work per chunk does not shrink with the tile, so
+  // small tiles cost more than their share. A persistent grid runs ceil(tiles / SMs) rounds.
+  static const struct {
+    int bm;
+    double t;
+  } kCost[] = {{16, 0.62}, {32, 0.70}, {48, 0.80}, {64, 1.0}, {96, 1.55}, {128, 2.04}};
   const int64_t ntiles = (n + kTileN - 1) / kTileN;
   int best = 128;
   double best_t = 1e300;
-  for (int bm : kBms) {
-    const int64_t tiles = (m + bm - 1) / bm * ntiles;
-    const double rounds = static_cast<double>((tiles + sm_count - 1) / sm_count);
-    const double t = rounds * (8.0 * bm + 120.0);
+  for (const auto& c : kCost) {
+    const int64_t tiles = (m + c.bm - 1) / c.bm * ntiles;
+    const double t = static_cast<double>((tiles + sm_count - 1) / sm_count) * c.t;
     if (t < best_t - 1e-9) {
       best_t = t;
-      best = bm;
+      best = c.bm;
     }
-    if (bm >= m) break;  // a taller tile only adds padding
+    if (c.bm >= m) break;  // a taller tile only adds padding
   }
   return best;
 }
