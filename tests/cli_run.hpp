@@ -15,8 +15,9 @@ struct Run {
   std::string out;
 };
 
-inline Run run(const std::string& args) {
-  const std::string cmd = std::string(NVFP4_CLI) + " " + args + " 2>&1";
+// prefix: what goes before the binary on the shell line (a ulimit, environment variables).
+inline Run run(const std::string& args, const std::string& prefix = "") {
+  const std::string cmd = prefix + std::string(NVFP4_CLI) + " " + args + " 2>&1";
   Run r{-1, ""};
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;

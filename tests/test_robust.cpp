@@ -2,6 +2,8 @@
 // writes are atomic (a killed writer leaves the old file or none). Regression tests for what the
 // fuzzers in fuzz/ found live here too.
 #include <gtest/gtest.h>
+
+#include "cli_run.hpp"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,22 +54,7 @@ std::string npy_error(const std::string& header, size_t data_bytes) {
   return a.is_ok() ? std::string("ok") : a.status().message();
 }
 
-struct Run {
-  int code;
-  std::string out;
-};
-Run run_cli(const std::string& args, const std::string& prefix = "") {
-  const std::string cmd = prefix + std::string(NVFP4_CLI) + " " + args + " 2>&1";
-  Run r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+Run run_cli(const std::string& args, const std::string& prefix = "") { return run(args, prefix); }
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include "common/check.cuh"
 #include "common/kernels.hpp"
@@ -146,6 +147,33 @@ Status check_kernel_runs_here(GpuGemmKernel kernel, const DeviceInfo& dev) {
   return Status::ok();
 }
 
+// Times `launch` with CUDA events, then brings the [m][n] outputs (and, when given, the device s_x)
+// back: the common tail of every GEMM entry point.
+Result<GpuGemmOutput> timed_launch(const std::function<Status()>& launch, const char* what, const float* draw,
+                                   const uint16_t* dout, int64_t m, int64_t n, const float* s_x_dev) {
+  cudaEvent_t ev0, ev1;
+  NVFP4_CUDA_TRY(cudaEventCreate(&ev0));
+  NVFP4_CUDA_TRY(cudaEventCreate(&ev1));
+  cudaEventRecord(ev0);
+  Status st = launch();
+  cudaEventRecord(ev1);
+  const cudaError_t sync = cudaEventSynchronize(ev1);
+  float ms = 0;
+  cudaEventElapsedTime(&ms, ev0, ev1);
+  cudaEventDestroy(ev0);
+  cudaEventDestroy(ev1);
+  NVFP4_TRY(st);
+  if (sync != cudaSuccess) return cuda_error(std::string(what) + " failed: " + cudaGetErrorString(sync));
+  GpuGemmOutput out;
+  out.kernel_ms = ms;
+  out.raw.resize(m * n);
+  out.out.resize(m * n);
+  NVFP4_CUDA_TRY(cudaMemcpy(out.raw.data(), draw, m * n * sizeof(float), cudaMemcpyDeviceToHost));
+  NVFP4_CUDA_TRY(cudaMemcpy(out.out.data(), dout, m * n * 2, cudaMemcpyDeviceToHost));
+  if (s_x_dev) NVFP4_CUDA_TRY(cudaMemcpy(&out.s_x, s_x_dev, 4, cudaMemcpyDeviceToHost));
+  return out;
+}
+
 // Launches one GEMM on prepared device operands (op's output pointers are filled here) under the
 // planned contract and brings the outputs back.
 Result<GpuGemmOutput> run_gemm(cuda::GemmOperands op, GpuGemmKernel kernel, const DeviceInfo& dev,
@@ -161,28 +189,12 @@ Result<GpuGemmOutput> run_gemm(cuda::GemmOperands op, GpuGemmKernel kernel, cons
   if (op.x) op.s_x_out = dsx.get();
   NVFP4_TRY(dpartials.alloc(plan.workspace_floats_per_output() * M * N));
   cuda::set_slices(op, plan, dpartials.get());
-  cudaEvent_t ev0, ev1;
-  NVFP4_CUDA_TRY(cudaEventCreate(&ev0));
-  NVFP4_CUDA_TRY(cudaEventCreate(&ev1));
-  cudaEventRecord(ev0);
-  Status st = cuda::launch_gemm_kernel(op, kernel, dev.sm_count, nullptr);
-  if (st.is_ok() && op.splits > 1) st = cuda::launch_merge_splitk(op, nullptr);
-  cudaEventRecord(ev1);
-  const cudaError_t sync = cudaEventSynchronize(ev1);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, ev0, ev1);
-  cudaEventDestroy(ev0);
-  cudaEventDestroy(ev1);
-  NVFP4_TRY(st);
-  if (sync != cudaSuccess) return cuda_error(std::string("GEMM kernel failed: ") + cudaGetErrorString(sync));
-  GpuGemmOutput out;
-  out.kernel_ms = ms;
-  out.raw.resize(M * N);
-  out.out.resize(M * N);
-  NVFP4_CUDA_TRY(cudaMemcpy(out.raw.data(), draw.get(), M * N * sizeof(float), cudaMemcpyDeviceToHost));
-  NVFP4_CUDA_TRY(cudaMemcpy(out.out.data(), dout.get(), M * N * 2, cudaMemcpyDeviceToHost));
-  if (op.x) NVFP4_CUDA_TRY(cudaMemcpy(&out.s_x, dsx.get(), 4, cudaMemcpyDeviceToHost));
-  return out;
+  return timed_launch(
+      [&]() -> Status {
+        NVFP4_TRY(cuda::launch_gemm_kernel(op, kernel, dev.sm_count, nullptr));
+        return op.splits > 1 ? cuda::launch_merge_splitk(op, nullptr) : Status::ok();
+      },
+      "GEMM kernel", draw.get(), dout.get(), M, N, op.x ? dsx.get() : nullptr);
 }
 
 // The sm90 path: pre-pass (from packed A, or from bf16 x) then the GEMM, timed together.
@@ -220,27 +232,14 @@ Result<GpuGemmOutput> run_sm90(cuda::Sm90Prep prep, const Tensor& w, int64_t m, 
   NVFP4_TRY(dcounts.alloc(3));
   NVFP4_CUDA_TRY(cudaMemset(dcounts.get(), 0, 3 * sizeof(unsigned long long)));
   g.counts = dcounts.get();
-  cudaEvent_t ev0, ev1;
-  NVFP4_CUDA_TRY(cudaEventCreate(&ev0));
-  NVFP4_CUDA_TRY(cudaEventCreate(&ev1));
-  cudaEventRecord(ev0);
-  Status st = cuda::launch_sm90_prep(prep, nullptr);
-  if (st.is_ok()) st = cuda::launch_sm90_gemm(g, dev.sm_count, nullptr);
-  cudaEventRecord(ev1);
-  const cudaError_t sync = cudaEventSynchronize(ev1);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, ev0, ev1);
-  cudaEventDestroy(ev0);
-  cudaEventDestroy(ev1);
-  NVFP4_TRY(st);
-  if (sync != cudaSuccess) return cuda_error(std::string("sm90 kernel failed: ") + cudaGetErrorString(sync));
-  GpuGemmOutput out;
-  out.kernel_ms = ms;
-  out.raw.resize(m * N);
-  out.out.resize(m * N);
-  NVFP4_CUDA_TRY(cudaMemcpy(out.raw.data(), draw.get(), m * N * sizeof(float), cudaMemcpyDeviceToHost));
-  NVFP4_CUDA_TRY(cudaMemcpy(out.out.data(), dout.get(), m * N * 2, cudaMemcpyDeviceToHost));
-  if (prep.s_x_out) NVFP4_CUDA_TRY(cudaMemcpy(&out.s_x, prep.s_x_out, 4, cudaMemcpyDeviceToHost));
+  NVFP4_ASSIGN_OR_RETURN(
+      GpuGemmOutput out,
+      timed_launch(
+          [&]() -> Status {
+            NVFP4_TRY(cuda::launch_sm90_prep(prep, nullptr));
+            return cuda::launch_sm90_gemm(g, dev.sm_count, nullptr);
+          },
+          "sm90 kernel", draw.get(), dout.get(), m, N, prep.s_x_out));
   unsigned long long counts[3];
   NVFP4_CUDA_TRY(cudaMemcpy(counts, dcounts.get(), sizeof counts, cudaMemcpyDeviceToHost));
   out.steps = static_cast<int64_t>(counts[0]);
