@@ -36,8 +36,6 @@ std::string fmt_row(const std::string& shape, const std::string& what, double us
   return b;
 }
 
-bool opts_multi(const std::vector<int>& v) { return v.size() > 1; }
-
 std::string utc_now() {
   char b[32];
   const std::time_t t = std::time(nullptr);
@@ -232,10 +230,11 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
             Json::object().set("note", "comfy-cuda dequantization of the weight + cuBLASLt bf16, every call").set("dequant_bit_exact_vs_cpu", exact));
       } else if (b == "sm90" || b == "sm90-stream") {
         const bool stream = b == "sm90-stream";
+        const cuda::sm90::HostWeights hwp = cuda::sm90::HostWeights::from_operand(hw, hsw, N, k64 / 64);
         std::vector<std::unique_ptr<cuda::sm90::DeviceWeights>> sw;
         for (int c = 0; c < copies; ++c) {
           sw.push_back(std::make_unique<cuda::sm90::DeviceWeights>());
-          NVFP4_TRY(sw.back()->upload(prob->w));
+          NVFP4_TRY(sw.back()->upload(hwp));
         }
         cuda::DeviceBuffer<uint16_t> dx;
         cuda::DeviceBuffer<uint32_t> damax;
@@ -280,7 +279,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
           unsigned long long c[3];
           NVFP4_CUDA_TRY(cudaMemcpy(c, counts.get(), sizeof c, cudaMemcpyDeviceToHost));
           NVFP4_ASSIGN_OR_RETURN(double us, cuda::median_us(opt.iters, opt.warmup, run));
-          const std::string name = opts_multi(bms) ? b + "@bm" + std::to_string(bm) : b;
+          const std::string name = bms.size() > 1 ? b + "@bm" + std::to_string(bm) : b;
           Json extra = Json::object();
           extra.set("tile_tokens", bm).set("element_steps", static_cast<int64_t>(c[0]));
           extra.set("refined_thread_chunks", static_cast<int64_t>(c[1])).set("slow_steps", static_cast<int64_t>(c[2]));

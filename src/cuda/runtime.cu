@@ -264,10 +264,9 @@ Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, co
   const int64_t k64 = roundup(a.geom.cols16, 64), lda = k64 / 2;
   std::vector<uint8_t> ha, hw, hsa, hsw;
   prepare_operand(a, lda, ha, hsa);
-  prepare_operand(w, lda, hw, hsw);
   cuda::DeviceBuffer<uint8_t> da, dw, dsa, dsw;
   cuda::DeviceBuffer<uint16_t> dbias;
-  if (kernel == GpuGemmKernel::kSm90) {
+  if (kernel == GpuGemmKernel::kSm90) {  // prepacks the weight its own way (run_sm90)
     NVFP4_TRY(upload(da, ha.data(), ha.size()));
     NVFP4_TRY(upload(dsa, hsa.data(), hsa.size()));
     if (bias) NVFP4_TRY(upload(dbias, bias, static_cast<size_t>(w.geom.rows)));
@@ -276,6 +275,7 @@ Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, co
     prep.sfa = dsa.get();
     return run_sm90(prep, w, a.geom.rows, alpha, nullptr, bias ? dbias.get() : nullptr, dev);
   }
+  prepare_operand(w, lda, hw, hsw);
   NVFP4_TRY(upload(da, ha.data(), ha.size()));
   NVFP4_TRY(upload(dw, hw.data(), hw.size()));
   NVFP4_TRY(upload(dsa, hsa.data(), hsa.size()));

@@ -10,23 +10,42 @@
 
 namespace nvfp4::cuda::sm90 {
 
+// A weight prepacked for the kernel on the host: codes in fragment order, the swizzled scales and
+// the per-row check records. Built once; uploaded as often as copies are needed.
+struct HostWeights {
+  std::vector<uint8_t> codes, sf;
+  std::vector<WRec> recs;
+  int64_t n = 0, chunks = 0;
+  // From an operand prepare_operand made: lo_first rows at pitch chunks * 32, swizzled scales.
+  static HostWeights from_operand(const std::vector<uint8_t>& data, std::vector<uint8_t> sf, int64_t n, int64_t chunks) {
+    HostWeights h;
+    h.n = n;
+    h.chunks = chunks;
+    prepack_weight_codes(data.data(), n, chunks * 32, chunks, h.codes);
+    prepack_weight_records(sf.data(), n, chunks, h.recs);
+    h.sf = std::move(sf);
+    return h;
+  }
+  static HostWeights of(const Tensor& w) {
+    const int64_t k64 = roundup(w.geom.cols16, 64);
+    std::vector<uint8_t> data, sf;
+    prepare_operand(w, k64 / 2, data, sf);
+    return from_operand(data, std::move(sf), w.geom.rows, k64 / 64);
+  }
+};
+
 struct DeviceWeights {
   DeviceBuffer<uint8_t> wq, sfw;
   DeviceBuffer<WRec> wrec;
   int64_t n = 0, chunks = 0;
-  Status upload(const Tensor& w) {
-    const int64_t k64 = roundup(w.geom.cols16, 64), lda = k64 / 2;
-    std::vector<uint8_t> data, sf, packed;
-    prepare_operand(w, lda, data, sf);
-    n = w.geom.rows;
-    chunks = k64 / 64;
-    prepack_weight_codes(data.data(), n, lda, chunks, packed);
-    std::vector<WRec> recs;
-    prepack_weight_records(sf.data(), n, chunks, recs);
-    NVFP4_TRY(cuda::upload(wq, packed.data(), packed.size()));
-    NVFP4_TRY(cuda::upload(wrec, recs.data(), recs.size()));
-    return cuda::upload(sfw, sf.data(), sf.size());
+  Status upload(const HostWeights& h) {
+    n = h.n;
+    chunks = h.chunks;
+    NVFP4_TRY(cuda::upload(wq, h.codes.data(), h.codes.size()));
+    NVFP4_TRY(cuda::upload(wrec, h.recs.data(), h.recs.size()));
+    return cuda::upload(sfw, h.sf.data(), h.sf.size());
   }
+  Status upload(const Tensor& w) { return upload(HostWeights::of(w)); }
 };
 
 struct DeviceActivations {
