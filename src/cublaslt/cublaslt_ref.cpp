@@ -514,17 +514,26 @@ Result<double> lt_linear_us(int64_t m, int64_t n, int64_t k, int iters, int warm
 }
 }  // namespace
 
-Result<double> cublaslt_bf16_linear_us(int64_t m, int64_t n, int64_t k, int iters, int warmup, int copies) {
+namespace {
+// Uploads `copies` copies of the weight and one activation, then times the linear rotating weights.
+template <typename T>
+Result<double> rotated_linear_us(int64_t m, int64_t n, int64_t k, int iters, int warmup, cudaDataType_t dtype,
+                                 const std::vector<T>& hw, const std::vector<T>& hx, int copies) {
   copies = std::max(copies, 1);
-  const std::vector<uint16_t> hw = random_bf16(static_cast<size_t>(n * k), 12345), hx = random_bf16(static_cast<size_t>(m * k), 777);
-  std::vector<std::unique_ptr<cuda::DeviceBuffer<uint16_t>>> dw;
+  std::vector<std::unique_ptr<cuda::DeviceBuffer<T>>> dw;
   for (int c = 0; c < copies; ++c) {
-    dw.push_back(std::make_unique<cuda::DeviceBuffer<uint16_t>>());
+    dw.push_back(std::make_unique<cuda::DeviceBuffer<T>>());
     NVFP4_TRY(cuda::upload(*dw.back(), hw.data(), hw.size()));
   }
-  cuda::DeviceBuffer<uint16_t> dx;
+  cuda::DeviceBuffer<T> dx;
   NVFP4_TRY(cuda::upload(dx, hx.data(), hx.size()));
-  return lt_linear_us(m, n, k, iters, warmup, CUDA_R_16BF, dx.get(), [&](int i) -> Result<const void*> { return dw[i % copies]->get(); });
+  return lt_linear_us(m, n, k, iters, warmup, dtype, dx.get(), [&](int i) -> Result<const void*> { return dw[i % copies]->get(); });
+}
+}  // namespace
+
+Result<double> cublaslt_bf16_linear_us(int64_t m, int64_t n, int64_t k, int iters, int warmup, int copies) {
+  return rotated_linear_us(m, n, k, iters, warmup, CUDA_R_16BF, random_bf16(static_cast<size_t>(n * k), 12345),
+                           random_bf16(static_cast<size_t>(m * k), 777), copies);
 }
 
 Result<double> cublaslt_bf16_linear_us_with(int64_t m, int64_t n, int64_t k, int iters, int warmup,
@@ -536,7 +545,6 @@ Result<double> cublaslt_bf16_linear_us_with(int64_t m, int64_t n, int64_t k, int
 }
 
 Result<double> cublaslt_fp8_linear_us(int64_t m, int64_t n, int64_t k, int iters, int warmup, int copies) {
-  copies = std::max(copies, 1);
   std::vector<uint8_t> hw(static_cast<size_t>(n * k)), hx(static_cast<size_t>(m * k));
   uint32_t st = 4242;
   for (auto* v : {&hw, &hx})
@@ -544,14 +552,7 @@ Result<double> cublaslt_fp8_linear_us(int64_t m, int64_t n, int64_t k, int iters
       st = st * 1664525u + 1013904223u;
       b = static_cast<uint8_t>(0x30u | ((st >> 16) & 0x0Fu) | ((st >> 8) & 0x80u));
     }
-  std::vector<std::unique_ptr<cuda::DeviceBuffer<uint8_t>>> dw;
-  for (int c = 0; c < copies; ++c) {
-    dw.push_back(std::make_unique<cuda::DeviceBuffer<uint8_t>>());
-    NVFP4_TRY(cuda::upload(*dw.back(), hw.data(), hw.size()));
-  }
-  cuda::DeviceBuffer<uint8_t> dx;
-  NVFP4_TRY(cuda::upload(dx, hx.data(), hx.size()));
-  return lt_linear_us(m, n, k, iters, warmup, CUDA_R_8F_E4M3, dx.get(), [&](int i) -> Result<const void*> { return dw[i % copies]->get(); });
+  return rotated_linear_us(m, n, k, iters, warmup, CUDA_R_8F_E4M3, hw, hx, copies);
 }
 
 Result<Json> cublaslt_describe_call(int64_t m, int64_t n, int64_t k, const CublasLtPlanRequest& req) {
