@@ -219,12 +219,12 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
 
     // Everything about chunk c that needs no accumulator: the weight fragment decoded from the
     // stage, and the first half of the per-thread tests.
-    struct Next {
+    struct Prepared {
       uint32_t frag[4][4];
       hopper::GroupVerdict v0, v1;
       float inc0, inc1;
     };
-    auto prepare = [&](uint32_t k_it, Next& nx) {
+    auto prepare = [&](uint32_t k_it, Prepared& nx) {
       const int s = static_cast<int>(k_it % stages);
       mbar_wait(&full[s], (k_it / stages) & 1);
       const uint8_t* st = smem + s * L::kBytes;
@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
     // kept twice the fragment state alive and ran slower at 32..64 tokens per tile (register
     // pressure), so each chunk is prepared, multiplied and applied in turn; the other consumer
     // warpgroup's MMAs overlap this one's scalar work.
-    Next cur;
+    Prepared cur;
     for (int64_t c = 0; c < C; ++c, ++it) {
       prepare(it, cur);
       const int s = static_cast<int>(it % stages);
