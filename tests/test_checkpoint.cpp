@@ -3,6 +3,7 @@
 // safetensors package.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include "cli_run.hpp"
 #include "golden_path.hpp"
 #include "nvfp4/checkpoint.hpp"
+#include "nvfp4/cuda.hpp"
 #include "nvfp4/quant.hpp"
 #include "nvfp4/validate.hpp"
 
@@ -362,6 +364,10 @@ TEST(Checkpoint, ValidateARealLayer) {
   EXPECT_EQ(p->w.data, blob_at(b, "blk.static.weight")->bytes);
   EXPECT_EQ(p->w.scales, blob_at(b, "blk.static.weight_scale")->bytes);
   EXPECT_EQ(p->s_x, 0.125f);  // the static input_scale
+  EXPECT_EQ(p->s_static, 0.125f);  // what the streaming backends are given
+  auto pd = prepare_checkpoint_layer(path, "blk.mlp", 8, 1, "");
+  ASSERT_TRUE(pd.is_ok()) << pd.status().message();
+  EXPECT_EQ(pd->s_static, 0.0f);  // no input_scale: dynamic
   EXPECT_EQ(f32_bits(p->alpha), f32_bits(0.125f * p->s_w));
 
   const std::string out = tmp("val_ck");
@@ -392,6 +398,29 @@ TEST(Checkpoint, ValidateARealLayer) {
     EXPECT_EQ(rb.code, 2) << bad << ": " << rb.out;
     EXPECT_EQ(std::count(rb.out.begin(), rb.out.end(), '\n'), 1) << bad << ": " << rb.out;
   }
+}
+
+// validate --checkpoint on a layer with an input_scale: the streaming backends quantize x themselves
+// and are handed the static scale (without it sm90-stream derives the dynamic one and is refused for
+// a scale that differs from the layer's). Needs a Hopper GPU; the plumbing is checked on the CPU above.
+TEST(Checkpoint, ValidateGivesTheStaticInputScaleToStreamingBackends) {
+  const auto k = available_gpu_kernels();
+  if (std::find(k.begin(), k.end(), GpuGemmKernel::kSm90) == k.end()) GTEST_SKIP() << "skipped: no Hopper GPU (sm90-stream)";
+  Blobs b = nvfp4_layer("blk.static", 48, 200, 11);
+  b.push_back({"blk.static.input_scale", f32_blob(0.0625f)});  // far from the synthetic x's dynamic scale
+  const std::string path = tmp("static_stream.safetensors");
+  ASSERT_TRUE(write_blobs(path, b).is_ok());
+  const std::string out = tmp("val_static_stream");
+  auto r = run("validate --checkpoint " + path + " --layer blk.static --rows 37 --candidate sm90-stream --quiet --out " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto sum = Json::parse(read_text(out + "/summary.json").value());
+  ASSERT_TRUE(sum.is_ok());
+  const Json& res = (*sum)["results"].items().at(0);
+  EXPECT_TRUE(res["raw_blockscaled_equal"].as_bool()) << res.dump(2);
+  // The SM120 streaming producer derives the dynamic scale only: refused in one line (exit 3).
+  auto r120 = run("validate --checkpoint " + path + " --layer blk.static --rows 8 --candidate sm120-stream-emulated --quiet --out " + out + "120");
+  EXPECT_EQ(r120.code, 3) << r120.out;
+  EXPECT_EQ(std::count(r120.out.begin(), r120.out.end(), '\n'), 1) << r120.out;
 }
 
 TEST(SafetensorsInterop, PythonWritesWeRead) {

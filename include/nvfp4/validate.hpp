@@ -43,6 +43,9 @@ struct LayerProblem {
   std::vector<uint16_t> x;  // [m][k] bf16 activation, what a streaming-A kernel reads
   Tensor a, w;
   float s_x = 0, s_w = 0, alpha = 0;
+  // The layer's static input_scale (s_x then equals it), 0 when s_x is the dynamic scale: the
+  // streaming backends quantize x themselves and must be given it.
+  float s_static = 0;
   Json inputs;  // where the bf16 tensors came from (seeds or files) and the scales' bits
 };
 // Synthetic inputs are seeded per linear name, so one linear gets the same tensors whether it is

@@ -154,9 +154,10 @@ Result<SideOutput> run_side(const Backend& b, const Problem& p, const ValidateOp
     so.kernel_ms = r.kernel_ms;
   } else if (b.name.rfind("sm120-stream-", 0) == 0 || b.name == "sm90-stream") {
     NVFP4_ASSIGN_OR_RETURN(GpuGemmKernel k, side_kernel(b));
-    NVFP4_ASSIGN_OR_RETURN(auto r, gemm_gpu_stream_a(p.x.data(), p.m, p.shape.k, p.w, nullptr, k, b.contract));
+    // A checkpoint layer's static input_scale goes to the kernel; the kernel then reports it back as s_x.
+    NVFP4_ASSIGN_OR_RETURN(auto r, gemm_gpu_stream_a(p.x.data(), p.m, p.shape.k, p.w, nullptr, k, b.contract, p.s_static));
     if (f32_bits(r.s_x) != f32_bits(p.s_x))
-      return Status(ErrorCode::kMismatch, b.name + ": the GPU's dynamic activation scale " + hex32(f32_bits(r.s_x)) +
+      return Status(ErrorCode::kMismatch, b.name + ": the GPU's activation scale " + hex32(f32_bits(r.s_x)) +
                                               " differs from ComfyUI's " + hex32(f32_bits(p.s_x)));
     so.raw = std::move(r.raw);
     so.out = std::move(r.out);
@@ -392,6 +393,7 @@ Result<LayerProblem> prepare_checkpoint_layer(const std::string& checkpoint, con
   NVFP4_ASSIGN_OR_RETURN(p.w, load_nvfp4_weight(f, cl, cl.n, k));
   p.s_w = cl.weight_scale_2;
   p.s_x = cl.has_input_scale ? cl.input_scale : global_scale_dynamic(x.data(), static_cast<int64_t>(x.size()));
+  p.s_static = cl.has_input_scale ? cl.input_scale : 0.0f;
   p.alpha = p.s_x * p.s_w;  // f32_rn, §2.4
   QuantizeOptions qo;
   qo.pad = true;
@@ -420,8 +422,17 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
   if (opt.inputs_dir.empty() && opt.checkpoint.empty())  // a checkpoint layer's shape is checked as it is read
     for (const LinearShape& l : opt.linears) NVFP4_TRY(check_gemm_problem(opt.rows, l.n, l.k, 3, "validate " + l.name));
   if (opt.candidates.empty()) {
+    // A checkpoint layer with a static input_scale: the SM120 streaming producer derives the dynamic
+    // scale only, so it is not a default candidate there (named with --candidate, it is refused).
+    bool static_scale = false;
+    if (!opt.checkpoint.empty()) {
+      NVFP4_ASSIGN_OR_RETURN(SafetensorsFile f, SafetensorsFile::open(opt.checkpoint));
+      NVFP4_ASSIGN_OR_RETURN(CheckpointLayer cl, checkpoint_layer(f, opt.layer));
+      static_scale = cl.has_input_scale;
+    }
     for (GpuGemmKernel k : available_gpu_kernels()) {
       opt.candidates.push_back(Backend{to_string(k), {}});
+      if (static_scale && k != GpuGemmKernel::kSm90) continue;
       if (k == GpuGemmKernel::kSm120Native || k == GpuGemmKernel::kSm120Emulated || k == GpuGemmKernel::kSm90)
         opt.candidates.push_back(Backend{k == GpuGemmKernel::kSm90           ? "sm90-stream"
                                          : k == GpuGemmKernel::kSm120Native ? "sm120-stream-native"
