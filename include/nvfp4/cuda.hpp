@@ -2,6 +2,7 @@
 // it then returns an kUnsupported status with a one-line reason.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -83,5 +84,53 @@ Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k,
 
 // Whether `kernel` runs `contract` for K = k: the one-line reason (invalid argument) when not.
 Status check_gpu_contract(GpuGemmKernel kernel, const ReductionContract& contract, int64_t k);
+
+// ---------------------------------------------------------------------------------------------
+// Device-pointer entry points (src/cuda/device_api.cu): operands already in GPU memory (a torch CUDA
+// tensor, a framework's buffer), work enqueued on the caller's stream, nothing copied through the
+// host and nothing synchronized. Workspaces are stream-ordered (cudaMallocAsync / cudaFreeAsync).
+
+// A weight prepacked on one GPU for one kernel, made once (the prepack runs on the host: the weight's
+// bytes come from a host Tensor) and reused by every linear_gpu_device call. Kernels: kSm90 (the
+// Hopper path's fragment-order codes and per-row records), kSm120Native / kSm120Emulated (the
+// streaming A producer's lo_first operand). Freeing it (cudaFree) waits for the device to be idle.
+class PreparedWeight {
+ public:
+  virtual ~PreparedWeight() = default;
+  int64_t n = 0, k = 0;        // logical [n][k]
+  float s_w = 0;               // the weight's global scale
+  GpuGemmKernel kernel = GpuGemmKernel::kSm90;
+  int device = 0;              // the CUDA device it lives on
+};
+// w: hi_first or lo_first, any scale layout; device: a CUDA device index (-1: the current device).
+Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu(const Tensor& w, GpuGemmKernel kernel, int device = -1);
+
+// y = bf16(f32(s_x * s_w) * acc + bias) for bf16 x [m][k] quantized on the GPU with the comfy-cuda
+// recipe (s_x: ComfyUI's dynamic f32(bf16(amax(x)/2688)), or s_static when > 0, sm90 only), the
+// sequential contract; bit-identical to quantize() + gemm_oracle(). Every pointer is device memory on
+// w's device; stream is a cudaStream_t (null: the legacy default stream).
+struct DeviceLinear {
+  const uint16_t* x = nullptr;  // [m][k] bf16, row pitch k
+  int64_t m = 0, k = 0;
+  const uint16_t* bias = nullptr;  // [n] bf16, or null
+  float s_static = 0.0f;
+  uint16_t* out = nullptr;      // [m][n] bf16
+  float* raw = nullptr;         // [m][n] fp32 accumulators (no alpha), or null
+  void* stream = nullptr;
+};
+Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& args);
+
+// comfy-cuda quantization of bf16 x [rows][cols] in device memory into device buffers laid out as
+// quantize()'s Tensor would be (data [rows16][cols16/2], scales in opt.scale_layout, zero padding
+// included); opt.pad must be set where rows or cols is not a multiple of 16. Enqueued on stream.
+Status quantize_gpu_device(const uint16_t* x, int64_t rows, int64_t cols, float global_scale, const QuantizeOptions& opt,
+                           uint8_t* data, uint8_t* scales, void* stream, int device = -1);
+// The bf16 pattern of max |x| over n device elements (NaN skipped), for the dynamic global scale:
+// waits for the stream (the host needs the value).
+Result<uint16_t> amax_bf16_device(const uint16_t* x, int64_t n, void* stream, int device = -1);
+// comfy-cuda dequantization (DequantRecipe::kComfyCuda) of a hi_first/lo_first tensor with swizzled
+// scales in device memory, [rows16][cols16/2] codes, into bf16 out [rows16][cols16]. Enqueued on stream.
+Status dequantize_gpu_device(const uint8_t* data, const uint8_t* scales, int64_t rows, int64_t cols, float global_scale,
+                             NibbleOrder nibbles, uint16_t* out, void* stream, int device = -1);
 
 }  // namespace nvfp4

@@ -10,6 +10,11 @@ kind, on the same device). bf16 values are ``torch.bfloat16`` tensors or ``uint1
 bit patterns; packed codes and block scales are ``uint8`` (torch ``float8_e4m3fn`` scales are read as
 their bytes).
 
+CUDA tensors are read and written in place through DLPack, on the caller's current stream
+(``torch.cuda.current_stream()``), by ``linear`` (backends sm90, sm120-native, sm120-emulated: ``auto``
+on Hopper and SM120/SM121), ``quantize`` (recipe comfy-cuda), ``dequantize`` (comfy-cuda, swizzled
+scales) and ``global_scale``. What still goes through the host is listed in each function's docstring.
+
 Errors raise ``ValueError`` (bad input), ``OSError`` (files), ``NotImplementedError`` (unsupported on
 this machine or build) or ``RuntimeError`` (CUDA), with the library's one-line message.
 
@@ -25,10 +30,12 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Union
 
+import weakref
+
 import numpy as np
 
 from . import _core
-from ._arrays import from_host, is_torch, scalar_f32, to_host
+from ._arrays import cuda_stream, from_host, is_cuda, is_torch, on_device, scalar_f32, to_host
 
 __version__: str = _core.__version__
 
@@ -76,10 +83,21 @@ def global_scale(x: Any, mode: str = "dynamic") -> float:
     """ComfyUI's global decode scale of a bf16 array.
 
     ``dynamic``: f32(bf16(amax / 2688)), what ComfyUI uses for activations and weights;
-    ``f32``: amax / 2688 in fp32. NaN elements are skipped.
+    ``f32``: amax / 2688 in fp32. NaN elements are skipped. A CUDA tensor is reduced on its GPU
+    (on the current stream, which this waits for: the value comes back to the host).
     """
+    if is_cuda(x):
+        return _core.global_scale_device(on_device(x, x.device, "x"), mode, cuda_stream(x.device))
     xh, _ = to_host(x, "x")
     return _core.global_scale(xh, mode)
+
+
+def _up(v: int, m: int) -> int:
+    return (v + m - 1) // m * m
+
+
+def _swizzled(layout: str) -> bool:
+    return layout in ("swizzled128x4", "swizzled", "128x4")
 
 
 def quantize(
@@ -103,7 +121,14 @@ def quantize(
 
     Returns an NVFP4Tensor whose arrays are numpy, or torch tensors on x's device.
     Same bytes as ``nvfp4 quantize`` with the same options.
+
+    A CUDA tensor with the comfy-cuda recipe is quantized on its GPU (the CUDA kernel, whatever
+    ``device`` says: its bits are the CPU emulation's) into tensors torch allocates there, on the
+    current stream; a ``dynamic``/``f32`` global scale waits for that stream (the scale is a Python
+    float). The eager recipes are CPU emulations: their CUDA input is copied to the host and back.
     """
+    if is_cuda(x) and recipe in ("comfy-cuda", "cuda"):
+        return _quantize_device(x, global_scale, nibbles, scale_layout, pad)
     xh, origin = to_host(x, "x")
     s = _core.global_scale(xh, global_scale) if isinstance(global_scale, str) else scalar_f32(global_scale, "global_scale")
     data, scales = _core.quantize(xh, s, recipe, nibbles, scale_layout, pad, device)
@@ -111,12 +136,44 @@ def quantize(
                        nibbles, scale_layout)
 
 
+def _quantize_device(x: Any, global_scale: Any, nibbles: str, scale_layout: str, pad: bool) -> NVFP4Tensor:
+    import torch
+
+    dev = x.device
+    xd = on_device(x, dev, "x")
+    if xd.dim() != 2:
+        raise ValueError(f"x must be 2-D, got {xd.dim()}-D")
+    stream = cuda_stream(dev)
+    s = (_core.global_scale_device(xd, global_scale, stream) if isinstance(global_scale, str)
+         else scalar_f32(global_scale, "global_scale"))
+    rows, cols = int(xd.shape[0]), int(xd.shape[1])
+    r16, c16 = _up(rows, 16), _up(cols, 16)
+    sshape = (_up(r16, 128), _up(c16 // 16, 4)) if _swizzled(scale_layout) else (r16, c16 // 16)
+    data = torch.empty((r16, c16 // 2), dtype=torch.uint8, device=dev)
+    scales = torch.empty(sshape, dtype=torch.uint8, device=dev)
+    _core.quantize_device(xd, s, nibbles, scale_layout, pad, data, scales, stream)
+    return NVFP4Tensor(data, scales, s, (rows, cols), nibbles, scale_layout)
+
+
 def dequantize(q: NVFP4Tensor, recipe: str = "comfy-cuda") -> Any:
     """NVFP4 -> bf16 [rows][cols] with a ComfyUI recipe.
 
     ``comfy-cuda``: bf16(fmul_ftz(fmul_ftz(s, sf), v)) (comfy-kitchen's CUDA kernel);
     ``comfy-eager``: bf16(v * bf16(bf16(s) * sf)) (its PyTorch code).
+
+    CUDA tensors with the comfy-cuda recipe and swizzled scales are dequantized on their GPU, on the
+    current stream (rows or columns not multiples of 16: the [rows][cols] result is a copy made on
+    the GPU); comfy-eager or linear scales go through the host.
     """
+    if is_cuda(q.data) and recipe in ("comfy-cuda", "cuda") and _swizzled(q.scale_layout):
+        import torch
+
+        dev = q.data.device
+        rows, cols = (int(v) for v in q.shape)
+        out = torch.empty((_up(rows, 16), _up(cols, 16)), dtype=torch.bfloat16, device=dev)
+        _core.dequantize_device(on_device(q.data, dev, "data"), on_device(q.scales, dev, "scales"), rows, cols,
+                                q.global_scale, q.nibbles, out, cuda_stream(dev))
+        return out if tuple(out.shape) == (rows, cols) else out[:rows, :cols].contiguous()
     data, origin = to_host(q.data, "data")
     scales, _ = to_host(q.scales, "scales")
     rows, cols = (int(v) for v in q.shape)
@@ -156,7 +213,10 @@ def matmul(
     """D = A · W^T for two NVFP4 matrices A [M][K] and W [N][K] with swizzled scales and the same
     nibble order: bf16 [M][N] = bf16(f32(alpha * acc) + bias), acc the block-scaled fp32 products
     under the reduction ``contract`` (see ``linear``). alpha defaults to f32(a.global_scale * w.global_scale).
-    With return_raw, also the fp32 accumulators acc (no alpha, no bias)."""
+    With return_raw, also the fp32 accumulators acc (no alpha, no bias). N is w.shape[0].
+
+    CUDA tensors go through the host here (the library's device path quantizes A from bf16 inside the
+    GEMM; it has no entry for an A that is already packed): use ``linear`` on the bf16 activation."""
     if a.nibbles != w.nibbles:
         raise ValueError(f"a has {a.nibbles} nibbles, w has {w.nibbles}: convert one first")
     for name, t in (("a", a), ("w", w)):
@@ -185,14 +245,18 @@ def linear(
     backend: str = "auto",
     contract: str = "sequential",
     *,
+    out_features: Optional[int] = None,
     return_raw: bool = False,
 ) -> Any:
     """ComfyUI's NVFP4 linear layer, y = x · W^T + bias, with a GB10's bits.
 
     x:              bf16 activation [..., K]
-    weight:         uint8 [N][roundup(K,16)/2], hi_first codes (the checkpoint's ``weight``)
+    weight:         uint8 [roundup(N,16)][roundup(K,16)/2], hi_first codes (the checkpoint's ``weight``)
     weight_scale:   UE4M3 [roundup(N,128)][roundup(K/16,4)] swizzled (``weight_scale``; uint8 or float8_e4m3fn)
     weight_scale_2: the weight's fp32 global scale (``weight_scale_2``)
+    out_features:   N; default: the bias length when there is a bias, else the weight's rows. A
+                    checkpoint stores N padded to 16, so a layer with N % 16 != 0 and no bias needs it.
+                    It must satisfy rows - 16 < N <= rows and equal the bias length (ValueError otherwise).
     bias:           optional bf16 [N]
     input_scale:    the activation's static fp32 global scale; None = ComfyUI's dynamic
                     f32(bf16(amax(x)/2688))
@@ -204,7 +268,20 @@ def linear(
     x is quantized with the comfy-cuda recipe; alpha = f32(s_x * weight_scale_2).
     Returns bf16 [..., N] (uint16 patterns in numpy, torch.bfloat16 in torch); with return_raw,
     (bf16, fp32 accumulators without alpha).
+
+    A CUDA x whose backend resolves to sm90 (``auto`` on Hopper), sm120-native or sm120-emulated (a
+    static input_scale: sm90 only) runs on x's GPU on the current stream, zero-copy: x, bias and the
+    outputs (allocated by torch) stay on the device, s_x is formed on the GPU, nothing waits. The
+    weight is prepacked for the kernel once per (weight tensor, its version, weight_scale,
+    weight_scale_2, N, backend) and kept while the weight tensor lives: that first call copies the
+    weight's bytes to the host (the prepack runs there), later calls copy nothing. Other backends
+    (gpu-model, sm120p-*, cpu-oracle, split-K contracts) take CUDA inputs through the host.
     """
+    if is_cuda(x):
+        name = resolve_backend(backend, contract)
+        if name in _DEVICE_BACKENDS and (input_scale is None or name == "sm90"):
+            return _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, name, out_features,
+                                  return_raw)
     xh, origin = to_host(x, "x")
     if len(xh.shape) < 1:
         raise ValueError("x must have at least one dimension (K)")
@@ -215,8 +292,64 @@ def linear(
     s_w = scalar_f32(weight_scale_2, "weight_scale_2")
     b = None if bias is None else to_host(bias, "bias")[0]
     s_in = None if input_scale is None else scalar_f32(input_scale, "input_scale")
-    out, raw = _core.linear(x2, wh, wsh, s_w, b, s_in, backend, contract, return_raw)
+    out, raw = _core.linear(x2, wh, wsh, s_w, b, s_in, backend, contract, return_raw, out_features)
     return _result(out, raw, lead, origin, return_raw)
+
+
+# Backends with a device-pointer path in the library (nvfp4::linear_gpu_device).
+_DEVICE_BACKENDS = ("sm90", "sm120-native", "sm120-emulated")
+
+# Prepacked weights: id(weight tensor) -> (key, _core.PreparedWeight). An entry is dropped when its
+# weight tensor is collected; a key that differs (an in-place update bumps the tensor's _version, a
+# new weight_scale or weight_scale_2 tensor, another N or backend) prepares again.
+_prepared: dict = {}
+
+
+def _identity(t: Any) -> tuple:
+    if is_torch(t):
+        return ("torch", id(t), t.data_ptr(), t._version)
+    return ("value", float(np.float32(np.asarray(t).reshape(-1)[0]))) if np.asarray(t).size == 1 else ("array", id(t))
+
+
+def _prepared_weight(weight, weight_scale, weight_scale_2, k, bias_len, out_features, backend, device):
+    cacheable = is_torch(weight)  # numpy arrays have no version to tell a changed weight by
+    key = (_identity(weight), _identity(weight_scale), _identity(weight_scale_2), k, bias_len, out_features, backend,
+           device.index)
+    if cacheable:
+        hit = _prepared.get(id(weight))
+        if hit is not None and hit[0] == key:
+            return hit[1]
+    wh, _ = to_host(weight, "weight")  # the one host copy of a CUDA weight; see linear's docstring
+    wsh, _ = to_host(weight_scale, "weight_scale")
+    s_w = scalar_f32(weight_scale_2, "weight_scale_2")
+    p = _core.prepare_weight(wh, wsh, s_w, k, bias_len, out_features, backend,
+                             device.index if device.index is not None else -1)
+    if cacheable:
+        if id(weight) not in _prepared:
+            weakref.finalize(weight, _prepared.pop, id(weight), None)
+        _prepared[id(weight)] = (key, p)
+    return p
+
+
+def _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, backend, out_features, return_raw):
+    import torch
+
+    dev = x.device
+    if x.dim() < 1:
+        raise ValueError("x must have at least one dimension (K)")
+    lead = tuple(int(d) for d in x.shape[:-1])
+    k = int(x.shape[-1])
+    bias_len = None if bias is None else int(bias.numel() if is_torch(bias) else np.asarray(bias).size)
+    p = _prepared_weight(weight, weight_scale, weight_scale_2, k, bias_len, out_features, backend, dev)
+    x2 = on_device(x.reshape(-1, k), dev, "x")
+    b = None if bias is None else on_device(bias, dev, "bias").reshape(-1)
+    s_in = None if input_scale is None else scalar_f32(input_scale, "input_scale")
+    m, n = int(x2.shape[0]), int(p.n)
+    out = torch.empty((m, n), dtype=torch.bfloat16, device=dev)
+    raw = torch.empty((m, n), dtype=torch.float32, device=dev) if return_raw else None
+    _core.linear_device(p, x2, b, s_in, out, raw, cuda_stream(dev))
+    out = out.reshape(*lead, n)
+    return (out, raw.reshape(*lead, n)) if return_raw else out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """Arrays in and out of the compiled module: numpy on the CPU, torch tensors on any device.
 
-The compiled module reads and writes host memory: numpy arrays through the buffer protocol, torch
-CPU tensors through DLPack (no copy either way). A tensor on another device (CUDA) is copied to the
-host in `to_host` and results go back to its device in `from_host`; these two functions are the only
-place where that happens, so a device-pointer GEMM in the library (zero-copy, on the caller's current
-stream) replaces them and nothing else.
+The compiled module's host entry points read and write host memory: numpy arrays through the buffer
+protocol, torch CPU tensors through DLPack (no copy either way). Its *_device entry points take torch
+CUDA tensors through DLPack (no copy) with the caller's current stream (`cuda_stream`); the package
+uses them where the library has a device path (see nvfp4_exact.linear, quantize, dequantize). Where
+it has none, `to_host` copies a CUDA tensor to the host and `from_host` brings results back to its
+device: these two functions are the only place where that happens.
 """
 
 from __future__ import annotations
@@ -85,3 +86,34 @@ def scalar_f32(v: Any, name: str) -> float:
         raise ValueError(f"{name} must hold one value, got {a.size}")
     return float(np.float32(a.reshape(-1)[0]))
 
+
+
+def is_cuda(a: Any) -> bool:
+    """A torch tensor on a CUDA device."""
+    return is_torch(a) and a.device.type == "cuda"
+
+
+def cuda_stream(device: Any) -> int:
+    """The caller's current CUDA stream on `device`, as the integer the compiled module takes."""
+    import torch
+
+    return int(torch.cuda.current_stream(device).cuda_stream)
+
+
+def on_device(t: Any, device: Any, name: str) -> Any:
+    """A C-contiguous tensor on `device` whose data starts on a 16-byte boundary (the kernels load 16
+    bytes at a time): `t` itself when it already is one, else a copy made on the GPU (a CPU tensor is
+    uploaded). float8 block scales are viewed as their bytes."""
+    import torch
+
+    if not is_torch(t):
+        t = torch.from_numpy(np.ascontiguousarray(_numpy_view(np.asarray(t))))
+    t = t.detach()
+    if t.dtype == getattr(torch, "float8_e4m3fn", None):
+        t = t.view(torch.uint8)
+    if t.device != device:
+        t = t.to(device)
+    t = t.contiguous()
+    if t.data_ptr() % 16 != 0:  # a view at an odd offset: a fresh allocation, on the device
+        t = t.clone()
+    return t

@@ -86,8 +86,14 @@ def scaled_mm_nvfp4(a, b, tensor_scale_a, tensor_scale_b, block_scale_a, block_s
     m, n, k = int(a.shape[0]), int(b.shape[0]), int(a.shape[1]) * 2
     s_a = scalar_f32(tensor_scale_a, "tensor_scale_a")
     s_b = scalar_f32(tensor_scale_b, "tensor_scale_b")
+    # comfy-kitchen 0.2.40 hands this op the padded operands only: a is [roundup(M,16)][K16/2], b is
+    # [roundup(N,16)][K16/2], the op's registered fake returns (a.shape[0], b.shape[0]), and its
+    # TensorCoreNVFP4Layout slices the result to the QuantizedTensors' orig_shape afterwards
+    # (tensor/nvfp4.py, _handle_nvfp4_linear / _handle_nvfp4_mm). The layer's N reaches the op only
+    # as the bias length; the padded weight rows are zero, so their columns are computed and sliced
+    # off by comfy-kitchen, and the bias is zero-extended to match. Columns < N are the layer's bits
+    # either way (each output column depends on its own weight row only).
     if bias is not None and bias.numel() < n:
-        # comfy-kitchen passes the layer's bias for its unpadded N; the padded columns are sliced off.
         bias = torch.nn.functional.pad(bias.reshape(-1), (0, n - bias.numel()))
     return matmul(NVFP4Tensor(a, block_scale_a, s_a, (m, k)), NVFP4Tensor(b, block_scale_b, s_b, (n, k)),
                   alpha=None if alpha is None else scalar_f32(alpha, "alpha"), bias=bias,

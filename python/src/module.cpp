@@ -1,12 +1,14 @@
 // nvfp4_exact._core: the library's entry points for Python (nanobind). Arrays arrive as host
-// ndarrays (numpy, or torch CPU tensors through DLPack, zero-copy); nvfp4_exact/_arrays.py brings
-// other devices to the host first. Errors become Python exceptions carrying the library's one-line
-// message: ValueError (bad input), OSError (I/O), NotImplementedError (unsupported here),
-// RuntimeError (CUDA and anything else).
+// ndarrays (numpy, or torch CPU tensors through DLPack, zero-copy) or, for the *_device entry points,
+// as CUDA ndarrays (torch CUDA tensors through DLPack, zero-copy) with the caller's stream as an
+// integer; outputs of those are allocated by the caller (torch) and written in place. Errors become
+// Python exceptions carrying the library's one-line message: ValueError (bad input), OSError (I/O),
+// NotImplementedError (unsupported here), RuntimeError (CUDA and anything else).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -18,6 +20,7 @@
 
 #include "commands.hpp"
 #include "nvfp4/cuda.hpp"
+#include "nvfp4/limits.hpp"
 #include "nvfp4/model.hpp"
 #include "nvfp4/quant.hpp"
 
@@ -52,16 +55,20 @@ T take(Result<T> r) {
 // Arrays. Inputs: any C-contiguous host array; dtypes are checked here so the message names the
 // argument. Outputs: numpy arrays owning a moved std::vector.
 using HostArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
+using CudaArray = nb::ndarray<nb::device::cuda, nb::c_contig>;
 
-bool is_dtype(const HostArray& a, nb::dlpack::dtype_code code, int bits) {
+template <typename A>
+bool is_dtype(const A& a, nb::dlpack::dtype_code code, int bits) {
   const nb::dlpack::dtype d = a.dtype();
   return d.code == static_cast<uint8_t>(code) && d.bits == bits && d.lanes == 1;
 }
-void need_2d(const HostArray& a, const char* name) {
+template <typename A>
+void need_2d(const A& a, const char* name) {
   if (a.ndim() != 2) raise(invalid_argument(std::string(name) + " must be 2-D, got " + std::to_string(a.ndim()) + "-D"));
 }
 // bf16 as raw 16-bit patterns: bfloat16 (torch) or uint16 (numpy).
-const uint16_t* bf16_data(const HostArray& a, const char* name) {
+template <typename A>
+const uint16_t* bf16_data(const A& a, const char* name) {
   if (!is_dtype(a, nb::dlpack::dtype_code::Bfloat, 16) && !is_dtype(a, nb::dlpack::dtype_code::UInt, 16))
     raise(invalid_argument(std::string(name) + " must be bf16 (torch.bfloat16, or uint16 bit patterns)"));
   return static_cast<const uint16_t*>(a.data());
@@ -132,13 +139,32 @@ GemmResultPy finish(GemmOut g, int64_t m, int64_t n, bool raw) {
   return {to_numpy(std::move(g.out), {size_t(m), size_t(n)}), r};
 }
 
-const uint16_t* bias_of(const std::optional<HostArray>& bias, int64_t n) {
+template <typename A>
+const uint16_t* bias_of(const std::optional<A>& bias, int64_t n) {
   if (!bias) return nullptr;
   const uint16_t* p = bf16_data(*bias, "bias");
   if (static_cast<int64_t>(bias->size()) != n)
     raise(invalid_argument("bias has " + std::to_string(bias->size()) + " elements, the output has " + std::to_string(n) +
                            " columns"));
   return p;
+}
+
+// A checkpoint weight has roundup(N, 16) rows; N itself is out_features when given, else the bias
+// length when there is a bias (a ComfyUI layer's bias has N elements), else the weight's rows.
+int64_t resolve_out_features(int64_t weight_rows, std::optional<int64_t> bias_len, std::optional<int64_t> out_features) {
+  int64_t n = weight_rows;
+  if (out_features) {
+    n = *out_features;
+    if (bias_len && *bias_len != n)
+      raise(invalid_argument("bias has " + std::to_string(*bias_len) + " elements, out_features is " + std::to_string(n)));
+  } else if (bias_len) {
+    n = *bias_len;
+  }
+  if (n <= 0 || n > weight_rows || n <= weight_rows - 16)
+    raise(invalid_argument("out_features " + std::to_string(n) + " does not fit a weight of " + std::to_string(weight_rows) +
+                           " rows (rows are out_features padded to 16: " + std::to_string(std::max<int64_t>(1, weight_rows - 15)) +
+                           ".." + std::to_string(weight_rows) + ")" + (out_features ? "" : " (inferred from the bias length)")));
+  return n;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -212,17 +238,25 @@ GemmResultPy py_gemm(const HostArray& a_data, const HostArray& a_scales, const H
 
 // A ComfyUI NVFP4 linear layer: the bf16 activation quantized with comfy-cuda (dynamic scale
 // f32(bf16(amax/2688)), or the static input_scale), alpha = f32(s_x * s_w), then the GEMM.
-GemmResultPy py_linear(const HostArray& x, const HostArray& weight, const HostArray& weight_scale, float weight_scale_2,
-                       const std::optional<HostArray>& bias, std::optional<float> input_scale, const std::string& backend,
-                       const std::string& contract, bool raw) {
-  need_2d(x, "x");
+// The weight's logical [n][k] from its [roundup(n,16)][roundup(k,16)/2] bytes, the activation's K,
+// the bias and out_features; checked, with the library's messages.
+std::pair<int64_t, int64_t> weight_shape(const HostArray& weight, int64_t k, std::optional<int64_t> bias_len,
+                                         std::optional<int64_t> out_features) {
   need_2d(weight, "weight");
-  const uint16_t* px = bf16_data(x, "x");
-  const int64_t m = static_cast<int64_t>(x.shape(0)), k = static_cast<int64_t>(x.shape(1));
-  const int64_t n = static_cast<int64_t>(weight.shape(0));
   if (static_cast<int64_t>(weight.shape(1)) * 2 != roundup(k, 16))
     raise(invalid_argument("weight has " + std::to_string(weight.shape(1)) + " bytes per row; x has K = " +
                            std::to_string(k) + ", which needs " + std::to_string(roundup(k, 16) / 2)));
+  return {resolve_out_features(static_cast<int64_t>(weight.shape(0)), bias_len, out_features), k};
+}
+
+GemmResultPy py_linear(const HostArray& x, const HostArray& weight, const HostArray& weight_scale, float weight_scale_2,
+                       const std::optional<HostArray>& bias, std::optional<float> input_scale, const std::string& backend,
+                       const std::string& contract, bool raw, std::optional<int64_t> out_features) {
+  need_2d(x, "x");
+  const uint16_t* px = bf16_data(x, "x");
+  const int64_t m = static_cast<int64_t>(x.shape(0)), k = static_cast<int64_t>(x.shape(1));
+  const std::optional<int64_t> bias_len = bias ? std::optional<int64_t>(static_cast<int64_t>(bias->size())) : std::nullopt;
+  const int64_t n = weight_shape(weight, k, bias_len, out_features).first;
   const Tensor w = make_tensor(weight, weight_scale, n, k, "hi_first", "swizzled128x4", weight_scale_2, "weight");
   const uint16_t* b = bias_of(bias, n);
   Result<GemmOut> g = invalid_argument("");
@@ -235,6 +269,138 @@ GemmResultPy py_linear(const HostArray& x, const HostArray& weight, const HostAr
     g = a.is_ok() ? gemm(a.value(), w, s_x * weight_scale_2, b, backend, contract) : Result<GemmOut>(a.status());
   }
   return finish(take(std::move(g)), m, n, raw);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device entry points: CUDA arrays in and out, work enqueued on `stream` (a cudaStream_t as an
+// integer: torch.cuda.current_stream().cuda_stream), nothing copied through the host.
+
+void* stream_of(uintptr_t s) { return reinterpret_cast<void*>(s); }
+int device_of(const CudaArray& a) { return a.device_id(); }
+void same_device(const CudaArray& a, int device, const char* name) {
+  if (device_of(a) != device)
+    raise(invalid_argument(std::string(name) + " is on CUDA device " + std::to_string(device_of(a)) + ", the operation on device " +
+                           std::to_string(device)));
+}
+void need_size(size_t got, int64_t want, const char* name) {
+  if (static_cast<int64_t>(got) != want)
+    raise(invalid_argument(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want)));
+}
+
+struct PyPreparedWeight {
+  std::shared_ptr<const PreparedWeight> w;
+  std::string backend;
+};
+
+// A ComfyUI layer's weight (host bytes: the prepack runs on the host, once) prepared on `device`
+// for `backend` (sm90, sm120-native or sm120-emulated), logical [n][k] as weight_shape resolves it.
+PyPreparedWeight py_prepare_weight(const HostArray& weight, const HostArray& weight_scale, float weight_scale_2, int64_t k,
+                                   std::optional<int64_t> bias_len, std::optional<int64_t> out_features,
+                                   const std::string& backend, int device) {
+  const int64_t n = weight_shape(weight, k, bias_len, out_features).first;
+  const Tensor w = make_tensor(weight, weight_scale, n, k, "hi_first", "swizzled128x4", weight_scale_2, "weight");
+  const GpuGemmKernel kernel = take(parse_gpu_kernel(backend));
+  Result<std::shared_ptr<const PreparedWeight>> r = invalid_argument("");
+  {
+    nb::gil_scoped_release unlocked;
+    r = prepare_weight_gpu(w, kernel, device);
+  }
+  return PyPreparedWeight{take(std::move(r)), backend};
+}
+
+void py_linear_device(const PyPreparedWeight& pw, const CudaArray& x, const std::optional<CudaArray>& bias,
+                      std::optional<float> input_scale, CudaArray& out, std::optional<CudaArray>& raw, uintptr_t stream) {
+  const PreparedWeight& w = *pw.w;
+  need_2d(x, "x");
+  same_device(x, w.device, "x");
+  DeviceLinear a;
+  a.x = bf16_data(x, "x");
+  a.m = static_cast<int64_t>(x.shape(0));
+  a.k = static_cast<int64_t>(x.shape(1));
+  if (bias) same_device(*bias, w.device, "bias");
+  a.bias = bias_of(bias, w.n);
+  a.s_static = input_scale ? *input_scale : 0.0f;
+  if (input_scale && !(*input_scale > 0.0f)) raise(invalid_argument("input_scale must be > 0"));
+  same_device(out, w.device, "out");
+  need_size(out.size(), a.m * w.n, "out");
+  a.out = static_cast<uint16_t*>(out.data());
+  if (raw) {
+    same_device(*raw, w.device, "raw");
+    need_size(raw->size(), a.m * w.n, "raw");
+    if (!is_dtype(*raw, nb::dlpack::dtype_code::Float, 32)) raise(invalid_argument("raw must be float32"));
+    a.raw = static_cast<float*>(raw->data());
+  }
+  a.stream = stream_of(stream);
+  Status st;
+  {
+    nb::gil_scoped_release unlocked;
+    st = linear_gpu_device(w, a);
+  }
+  check(st);
+}
+
+// Output shapes are the caller's to allocate: [rows16][cols16/2] codes and the layout's scales.
+void py_quantize_device(const CudaArray& x, float global_scale, const std::string& nibbles, const std::string& scales_layout,
+                        bool pad, CudaArray& data, CudaArray& scales, uintptr_t stream) {
+  need_2d(x, "x");
+  const uint16_t* p = bf16_data(x, "x");
+  QuantizeOptions opt;
+  opt.nibbles = take(parse_nibble_order(nibbles));
+  opt.scale_layout = take(parse_scale_layout(scales_layout));
+  opt.pad = pad;
+  const int64_t rows = static_cast<int64_t>(x.shape(0)), cols = static_cast<int64_t>(x.shape(1));
+  if (!pad && (rows % 16 != 0 || cols % 16 != 0))  // the library's message, before the sizes below assume padding
+    check(quantize_gpu_device(p, rows, cols, global_scale, opt, nullptr, nullptr, nullptr, device_of(x)));
+  const Geometry g = Geometry::of(rows, cols);
+  same_device(data, device_of(x), "data");
+  same_device(scales, device_of(x), "scales");
+  need_size(data.size() * data.itemsize(), g.data_bytes(), "data");
+  need_size(scales.size() * scales.itemsize(), g.scale_bytes(opt.scale_layout), "scales");
+  Status st;
+  {
+    nb::gil_scoped_release unlocked;
+    st = quantize_gpu_device(p, rows, cols, global_scale, opt, static_cast<uint8_t*>(data.data()),
+                             static_cast<uint8_t*>(scales.data()), stream_of(stream), device_of(x));
+  }
+  check(st);
+}
+
+// ComfyUI's global scale of a CUDA bf16 array (waits for the stream: the value comes to the host).
+float py_global_scale_device(const CudaArray& x, const std::string& mode, uintptr_t stream) {
+  const uint16_t* p = bf16_data(x, "x");
+  if (mode != "dynamic" && mode != "f32")
+    raise(invalid_argument("global scale mode must be 'dynamic' or 'f32', got '" + mode + "'"));
+  Result<uint16_t> r = invalid_argument("");
+  {
+    nb::gil_scoped_release unlocked;
+    r = amax_bf16_device(p, static_cast<int64_t>(x.size()), stream_of(stream), device_of(x));
+  }
+  const float amax = bf16_to_f32(take(std::move(r)));
+  // The formulas of global_scale_dynamic / global_scale_f32 (§2.4) on the device's amax.
+  return mode == "dynamic" ? bf16_to_f32(bf16_rn(amax * (1.0f / 2688.0f))) : amax / 2688.0f;
+}
+
+// comfy-cuda dequantization of a tensor with swizzled scales into out [rows16][cols16] bf16.
+void py_dequantize_device(const CudaArray& data, const CudaArray& scales, int64_t rows, int64_t cols, float global_scale,
+                          const std::string& nibbles, CudaArray& out, uintptr_t stream) {
+  const NibbleOrder o = take(parse_nibble_order(nibbles));
+  check(check_dim(rows, "rows"));
+  check(check_dim(cols, "cols"));
+  const Geometry g = Geometry::of(rows, cols);
+  const int dev = device_of(data);
+  same_device(scales, dev, "scales");
+  same_device(out, dev, "out");
+  if (data.itemsize() != 1 || scales.itemsize() != 1) raise(invalid_argument("data and scales must be one-byte arrays (uint8)"));
+  need_size(data.size(), g.data_bytes(), "data");
+  need_size(scales.size(), g.scale_bytes(ScaleLayout::kSwizzled128x4), "scales");
+  need_size(out.size(), g.rows16 * g.cols16, "out");
+  Status st;
+  {
+    nb::gil_scoped_release unlocked;
+    st = dequantize_gpu_device(static_cast<const uint8_t*>(data.data()), static_cast<const uint8_t*>(scales.data()), rows, cols,
+                               global_scale, o, static_cast<uint16_t*>(out.data()), stream_of(stream), dev);
+  }
+  check(st);
 }
 
 std::vector<std::string> py_available_backends() {
@@ -313,7 +479,30 @@ NB_MODULE(_core, m) {
         "D = A W^T on NVFP4 operands with swizzled scales: (bf16 [m][n], fp32 raw accumulators or None)");
   m.def("linear", &py_linear, nb::arg("x"), nb::arg("weight"), nb::arg("weight_scale"), nb::arg("weight_scale_2"),
         nb::arg("bias").none(), nb::arg("input_scale").none(), nb::arg("backend"), nb::arg("contract"), nb::arg("raw"),
-        "ComfyUI's NVFP4 linear layer: (bf16 [M][N], fp32 raw accumulators or None)");
+        nb::arg("out_features").none(),
+        "ComfyUI's NVFP4 linear layer: (bf16 [M][N], fp32 raw accumulators or None); N = out_features, else the bias "
+        "length, else the weight's rows");
+  m.def("out_features", &resolve_out_features, nb::arg("weight_rows"), nb::arg("bias_len").none(),
+        nb::arg("out_features").none(), "the layer's N from its padded weight rows, bias length and out_features, checked");
+  nb::class_<PyPreparedWeight>(m, "PreparedWeight", "a layer's weight prepacked on a GPU for one kernel")
+      .def_prop_ro("n", [](const PyPreparedWeight& p) { return p.w->n; })
+      .def_prop_ro("k", [](const PyPreparedWeight& p) { return p.w->k; })
+      .def_prop_ro("device", [](const PyPreparedWeight& p) { return p.w->device; })
+      .def_prop_ro("backend", [](const PyPreparedWeight& p) { return p.backend; });
+  m.def("prepare_weight", &py_prepare_weight, nb::arg("weight"), nb::arg("weight_scale"), nb::arg("weight_scale_2"),
+        nb::arg("k"), nb::arg("bias_len").none(), nb::arg("out_features").none(), nb::arg("backend"), nb::arg("device"),
+        "a ComfyUI layer's weight (host bytes) prepacked on CUDA device `device` for `backend`");
+  m.def("linear_device", &py_linear_device, nb::arg("weight"), nb::arg("x"), nb::arg("bias").none(),
+        nb::arg("input_scale").none(), nb::arg("out"), nb::arg("raw").none(), nb::arg("stream"),
+        "the linear layer on CUDA arrays, enqueued on `stream` (a cudaStream_t as an integer); writes out (and raw)");
+  m.def("quantize_device", &py_quantize_device, nb::arg("x"), nb::arg("global_scale"), nb::arg("nibbles"), nb::arg("scales"),
+        nb::arg("pad"), nb::arg("data"), nb::arg("scales_out"), nb::arg("stream"),
+        "comfy-cuda quantization of a CUDA bf16 array into caller-allocated CUDA arrays, on `stream`");
+  m.def("global_scale_device", &py_global_scale_device, nb::arg("x"), nb::arg("mode"), nb::arg("stream"),
+        "ComfyUI's global scale of a CUDA bf16 array (synchronizes `stream`)");
+  m.def("dequantize_device", &py_dequantize_device, nb::arg("data"), nb::arg("scales"), nb::arg("rows"), nb::arg("cols"),
+        nb::arg("global_scale"), nb::arg("nibbles"), nb::arg("out"), nb::arg("stream"),
+        "comfy-cuda dequantization (swizzled scales) of CUDA arrays into out bf16 [R16][C16], on `stream`");
   m.def("available_backends", &py_available_backends, "GEMM backends of this machine, fastest first");
   m.def("resolve_backend", &py_resolve_backend, nb::arg("backend"), nb::arg("contract"),
         "the backend a name stands for here ('auto' resolved), checked");

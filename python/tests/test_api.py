@@ -126,6 +126,34 @@ def test_auto_backend_is_the_first_available():
     assert np.array_equal(y_auto, nx.linear(x, w, ws, s_w, backend="cpu-oracle"))
 
 
+@pytest.mark.parametrize("n", [1, 17, 72, 100])
+def test_linear_with_n_not_a_multiple_of_16(n):
+    """A checkpoint stores N padded to 16 (weight [N16][K16/2]); the layer has N outputs, N taken from
+    the bias or from out_features, bit for bit the oracle's GEMM on the logical [N][K] weight."""
+    k, n16 = 96, (n + 15) // 16 * 16
+    x = random_bf16((3, 5, k), seed=60 + n)
+    w, ws, s_w = _checkpoint_layer(n, k, seed=61 + n)
+    assert w.shape == (n16, k // 2)
+    bias = random_bf16((n,), seed=62 + n)
+    a = nx.quantize(x.reshape(15, k), pad=True)
+    want, want_raw = nx.matmul(a, nx.NVFP4Tensor(w, ws, float(s_w), (n, k)), bias=bias, backend="cpu-oracle",
+                               return_raw=True)
+    assert want.shape == (15, n)
+    for b in nx.available_backends():
+        y, raw = nx.linear(x, w, ws, s_w, bias=bias, backend=b, return_raw=True)  # N from the bias
+        assert y.shape == (3, 5, n) and raw.shape == (3, 5, n), b
+        assert np.array_equal(y.reshape(15, n), want), b
+        assert np.array_equal(raw.reshape(15, n).view(np.uint32), want_raw.view(np.uint32)), b
+    # Without a bias, out_features says N; the weight's N16 rows give N16 columns whose first N are
+    # the layer's (a padded row is zero and touches only its own column).
+    y_n = nx.linear(x, w, ws, s_w, out_features=n, backend="cpu-oracle")
+    y_16 = nx.linear(x, w, ws, s_w, backend="cpu-oracle")
+    assert y_n.shape == (3, 5, n) and y_16.shape == (3, 5, n16)
+    assert np.array_equal(y_16[..., :n], y_n)
+    assert np.array_equal(nx.linear(x, w, ws, s_w, bias=bias, out_features=n, backend="cpu-oracle"),
+                          want.reshape(3, 5, n))
+
+
 def test_every_gpu_backend_matches_the_oracle():
     gpu = [b for b in nx.available_backends() if b != "cpu-oracle"]
     if not gpu:
@@ -185,8 +213,14 @@ def test_bad_input_raises_value_error():
         nx.linear(x, w, ws, s_w, backend="tpu")
     with pytest.raises(ValueError, match="split_k"):
         nx.linear(x, w, ws, s_w, contract="split_k:0")
-    with pytest.raises(ValueError, match="bias"):
-        nx.linear(x, w, ws, s_w, bias=random_bf16((31,)))
+    with pytest.raises(ValueError, match="inferred from the bias length"):
+        nx.linear(x, w, ws, s_w, bias=random_bf16((15,)))  # 15 outputs cannot have 32 weight rows
+    with pytest.raises(ValueError, match="bias has 31 elements, out_features is 30"):
+        nx.linear(x, w, ws, s_w, bias=random_bf16((31,)), out_features=30)
+    for bad in (33, 16, 0, -1):  # 32 rows hold N = 17..32
+        with pytest.raises(ValueError, match=f"out_features {bad} does not fit a weight of 32 rows") as info:
+            nx.linear(x, w, ws, s_w, out_features=bad)
+        assert "\n" not in str(info.value)
     with pytest.raises(ValueError, match="sequential contract only"):
         nx.linear(x, w, ws, s_w, backend="gpu-model", contract="split_k:2")
     with pytest.raises(ValueError, match="one value"):

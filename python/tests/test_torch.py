@@ -33,6 +33,20 @@ def test_quantize_and_dequantize(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("scale", ["dynamic", 0.0123])
+def test_quantize_and_dequantize_padded(device, scale):
+    x = random_bf16((40, 72), seed=5)  # rows and columns padded to 16
+    x[1, 2] = 0x7FC0  # NaN
+    q_np = nx.quantize(x, scale, pad=True)
+    q_t = nx.quantize(as_torch_bf16(x, device), scale, pad=True)
+    assert np.array_equal(bits(q_t.data), q_np.data) and np.array_equal(bits(q_t.scales), q_np.scales)
+    assert q_t.global_scale == q_np.global_scale
+    d = nx.dequantize(q_t)
+    assert tuple(d.shape) == (40, 72) and d.device.type == device
+    assert np.array_equal(bits(d), nx.dequantize(q_np))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_linear(device):
     x = random_bf16((2, 9, 160), seed=2)
     # N a multiple of 16: a checkpoint weight has N16 rows and the layer N16 outputs
@@ -46,3 +60,46 @@ def test_linear(device):
     assert got.dtype == torch.bfloat16 and got.device.type == device and tuple(got.shape) == (2, 9, 48)
     assert raw.dtype == torch.float32
     assert np.array_equal(bits(got), want)
+
+
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+
+
+@needs_cuda
+@pytest.mark.parametrize("n", [72, 100])
+def test_cuda_linear_zero_copy_on_the_current_stream(n):
+    """A CUDA activation on a device-path backend: outputs on the GPU, enqueued on the caller's
+    stream, the weight prepacked once and prepared again after an in-place update."""
+    backend = nx.resolve_backend("auto")
+    if backend not in nx._DEVICE_BACKENDS:
+        pytest.skip(f"auto is {backend} here, which has no device path")
+    x = random_bf16((37, 200), seed=70)
+    w, ws, s_w = (lambda q: (q.data, q.scales, q.global_scale))(nx.quantize(random_bf16((n, 200), seed=71, scale=0.05), pad=True))
+    bias = random_bf16((n,), seed=72)
+    want, want_raw = nx.linear(x, w, ws, s_w, bias=bias, backend="cpu-oracle", return_raw=True)
+    w_t = torch.from_numpy(w).cuda()
+    ws_t = torch.from_numpy(ws).view(torch.float8_e4m3fn).cuda()
+    s_t = torch.tensor(s_w, dtype=torch.float32, device="cuda")
+    x_t, b_t = as_torch_bf16(x, "cuda"), as_torch_bf16(bias, "cuda")
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        got, raw = nx.linear(x_t, w_t, ws_t, s_t, bias=b_t, return_raw=True)
+    stream.synchronize()
+    assert got.device.type == "cuda" and tuple(got.shape) == (37, n) and raw.dtype == torch.float32
+    assert id(w_t) in nx._prepared  # the device path ran (the host path prepares nothing)
+    assert np.array_equal(bits(got), want)
+    assert np.array_equal(bits(raw).view(np.uint32), want_raw.view(np.uint32))
+    # A static input_scale (sm90) and no bias with out_features: the same oracle.
+    if backend == "sm90":
+        s_in = nx.global_scale(x) * 2
+        want_s = nx.linear(x, w, ws, s_w, input_scale=s_in, out_features=n, backend="cpu-oracle")
+        got_s = nx.linear(x_t, w_t, ws_t, s_t, input_scale=s_in, out_features=n)
+        assert np.array_equal(bits(got_s), want_s)
+    # An in-place change of the weight is seen (its version changes): zeroed weight, zero output.
+    w_t.zero_()
+    got0 = nx.linear(x_t, w_t, ws_t, s_t, out_features=n)
+    assert np.array_equal(bits(got0), nx.linear(x, np.zeros_like(w), ws, s_w, out_features=n, backend="cpu-oracle"))
+    # The cache entry goes with the weight tensor.
+    key = id(w_t)
+    del w_t
+    assert key not in nx._prepared

@@ -24,6 +24,15 @@ Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t*, int64_t, int64_t, const
                                         const ReductionContract&, float) {
   return unsupported(kWhy);
 }
+Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu(const Tensor&, GpuGemmKernel, int) { return unsupported(kWhy); }
+Status linear_gpu_device(const PreparedWeight&, const DeviceLinear&) { return unsupported(kWhy); }
+Status quantize_gpu_device(const uint16_t*, int64_t, int64_t, float, const QuantizeOptions&, uint8_t*, uint8_t*, void*, int) {
+  return unsupported(kWhy);
+}
+Result<uint16_t> amax_bf16_device(const uint16_t*, int64_t, void*, int) { return unsupported(kWhy); }
+Status dequantize_gpu_device(const uint8_t*, const uint8_t*, int64_t, int64_t, float, NibbleOrder, uint16_t*, void*, int) {
+  return unsupported(kWhy);
+}
 
 }  // namespace nvfp4
 

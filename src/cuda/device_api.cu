@@ -1,0 +1,272 @@
+// Device-pointer entry points (include/nvfp4/cuda.hpp): the kernels' launchers driven on memory the
+// caller owns and on the caller's stream. Nothing here synchronizes except amax_bf16_device (whose
+// value the host asks for); workspaces are stream-ordered allocations, freed on the same stream, so
+// a later call reuses them only after this call's kernels are done.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+
+#include "common/check.cuh"
+#include "common/kernels.hpp"
+#include "common/operands.hpp"
+#include "nvfp4/cuda.hpp"
+#include "nvfp4/limits.hpp"
+#include "sm90/sm90_host.hpp"
+
+namespace nvfp4 {
+
+namespace {
+
+// Makes `device` current for the scope (the caller's tensors live there) and restores the previous one.
+class DeviceScope {
+ public:
+  Status enter(int device) {
+    NVFP4_CUDA_TRY(cudaGetDevice(&prev_));
+    dev_ = device < 0 ? prev_ : device;
+    if (dev_ != prev_) NVFP4_CUDA_TRY(cudaSetDevice(dev_));
+    return Status::ok();
+  }
+  ~DeviceScope() {
+    if (prev_ >= 0 && dev_ != prev_) cudaSetDevice(prev_);
+  }
+  int device() const { return dev_; }
+
+ private:
+  int prev_ = -1, dev_ = -1;
+};
+
+struct DeviceProps {
+  int cc_major = 0, cc_minor = 0, sm_count = 0;
+};
+Result<DeviceProps> props_of(int device) {
+  DeviceProps p;
+  NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&p.cc_major, cudaDevAttrComputeCapabilityMajor, device));
+  NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&p.cc_minor, cudaDevAttrComputeCapabilityMinor, device));
+  NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&p.sm_count, cudaDevAttrMultiProcessorCount, device));
+  return p;
+}
+
+Status check_kernel_on(GpuGemmKernel kernel, const DeviceProps& p, int device) {
+  const std::string where = "CUDA device " + std::to_string(device) + " (compute capability " + std::to_string(p.cc_major) +
+                            "." + std::to_string(p.cc_minor) + ")";
+  if (kernel == GpuGemmKernel::kSm90 && !(p.cc_major == 9 && p.cc_minor == 0))
+    return unsupported("kernel sm90 needs a Hopper GPU (compute capability 9.0); the tensors are on " + where);
+  if (kernel == GpuGemmKernel::kSm120Native && !(p.cc_major == 12 && p.cc_minor <= 1))
+    return unsupported("kernel sm120-native needs an SM120/SM121 GPU; the tensors are on " + where);
+  if (kernel == GpuGemmKernel::kSm120Emulated && !(p.cc_major == 9 && p.cc_minor == 0) && !(p.cc_major == 12 && p.cc_minor <= 1))
+    return unsupported("kernel sm120-emulated is built for sm_90a and sm_120a/121a; the tensors are on " + where);
+  return Status::ok();
+}
+
+// The kernels vectorize their loads and stores: every operand must start on a 16-byte boundary.
+Status check_aligned(const void* p, const char* name) {
+  if (reinterpret_cast<uintptr_t>(p) % 16 != 0)
+    return invalid_argument(std::string(name) + " is not 16-byte aligned (a view at an offset): pass a fresh copy");
+  return Status::ok();
+}
+
+// A stream-ordered workspace: allocated and freed on the stream, so freeing never waits for the GPU.
+template <typename T>
+class StreamBuffer {
+ public:
+  explicit StreamBuffer(cudaStream_t s) : s_(s) {}
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  ~StreamBuffer() {
+    if (p_) cudaFreeAsync(p_, s_);
+  }
+  Status alloc(size_t n) {
+    NVFP4_CUDA_TRY(cudaMallocAsync(reinterpret_cast<void**>(&p_), (n ? n : 1) * sizeof(T), s_));
+    return Status::ok();
+  }
+  T* get() const { return p_; }
+
+ private:
+  cudaStream_t s_;
+  T* p_ = nullptr;
+};
+
+struct Sm90Weight final : PreparedWeight {
+  cuda::sm90::DeviceWeights dw;
+};
+// The streaming SM120 kernel's weight operand: lo_first rows at pitch K64/2 and 128x4 scales.
+struct Sm120Weight final : PreparedWeight {
+  cuda::DeviceBuffer<uint8_t> w, sfw;
+  int64_t k64 = 0;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu(const Tensor& w, GpuGemmKernel kernel, int device) {
+  NVFP4_TRY(w.check());
+  if (kernel != GpuGemmKernel::kSm90 && kernel != GpuGemmKernel::kSm120Native && kernel != GpuGemmKernel::kSm120Emulated)
+    return unsupported(std::string("kernel ") + to_string(kernel) +
+                       " has no device-pointer path (sm90, sm120-native and sm120-emulated have)");
+  NVFP4_TRY(check_gemm_problem(1, w.geom.rows, w.geom.cols, 1, "prepare_weight_gpu"));
+  DeviceScope scope;
+  NVFP4_TRY(scope.enter(device));
+  NVFP4_ASSIGN_OR_RETURN(DeviceProps props, props_of(scope.device()));
+  NVFP4_TRY(check_kernel_on(kernel, props, scope.device()));
+  std::shared_ptr<PreparedWeight> out;
+  if (kernel == GpuGemmKernel::kSm90) {
+    auto p = std::make_shared<Sm90Weight>();
+    NVFP4_TRY(p->dw.upload(w));
+    out = p;
+  } else {
+    auto p = std::make_shared<Sm120Weight>();
+    p->k64 = roundup(w.geom.cols16, 64);
+    std::vector<uint8_t> hw, hsw;
+    cuda::prepare_operand(w, p->k64 / 2, hw, hsw);
+    NVFP4_TRY(cuda::upload(p->w, hw.data(), hw.size()));
+    NVFP4_TRY(cuda::upload(p->sfw, hsw.data(), hsw.size()));
+    out = p;
+  }
+  out->n = w.geom.rows;
+  out->k = w.geom.cols;
+  out->s_w = w.global_scale;
+  out->kernel = kernel;
+  out->device = scope.device();
+  return std::shared_ptr<const PreparedWeight>(std::move(out));
+}
+
+Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& a) {
+  if (a.x == nullptr || a.out == nullptr) return invalid_argument("linear_gpu_device: x and out must be device pointers");
+  NVFP4_TRY(check_dim(a.m, "linear_gpu_device: m"));
+  if (a.k != w.k)
+    return invalid_argument("K mismatch: activation has K = " + std::to_string(a.k) + ", weight has K = " + std::to_string(w.k));
+  NVFP4_TRY(check_gemm_problem(a.m, w.n, a.k, 1, "linear_gpu_device"));
+  if (!(a.s_static >= 0.0f) || !std::isfinite(a.s_static))
+    return invalid_argument("static input scale must be finite and >= 0 (0 = dynamic)");
+  if (a.s_static > 0.0f && w.kernel != GpuGemmKernel::kSm90)
+    return unsupported("a static input_scale is implemented by the sm90 kernel only");
+  for (auto [p, name] : {std::pair<const void*, const char*>{a.x, "x"}, {a.out, "out"}}) NVFP4_TRY(check_aligned(p, name));
+  if (a.raw) NVFP4_TRY(check_aligned(a.raw, "raw"));
+  DeviceScope scope;
+  NVFP4_TRY(scope.enter(w.device));
+  NVFP4_ASSIGN_OR_RETURN(DeviceProps props, props_of(w.device));
+  const auto stream = static_cast<cudaStream_t>(a.stream);
+  StreamBuffer<uint32_t> damax(stream);
+  NVFP4_TRY(damax.alloc(1));
+  NVFP4_CUDA_TRY(cudaMemsetAsync(damax.get(), 0, 4, stream));
+  if (a.s_static == 0.0f) NVFP4_TRY(cuda::launch_amax_bf16(a.x, a.m * a.k, damax.get(), stream));
+
+  if (w.kernel == GpuGemmKernel::kSm90) {
+    const auto& sw = static_cast<const Sm90Weight&>(w);
+    const int bm = cuda::sm90_pick_bm(a.m, w.n, props.sm_count);
+    const int64_t chunks = sw.dw.chunks, mp = (a.m + bm - 1) / bm * bm;
+    // The pre-pass outputs, sized as sm90::DeviceActivations sizes them.
+    StreamBuffer<uint16_t> a16(stream);
+    StreamBuffer<cuda::sm90::TokenRec> trec(stream);
+    StreamBuffer<cuda::sm90::GroupRec> grec(stream);
+    StreamBuffer<float> dalpha(stream);
+    NVFP4_TRY(a16.alloc(static_cast<size_t>(mp * chunks * 64)));
+    NVFP4_TRY(trec.alloc(static_cast<size_t>(mp * chunks)));
+    NVFP4_TRY(grec.alloc(static_cast<size_t>(mp / bm * chunks * 4)));
+    NVFP4_TRY(dalpha.alloc(1));
+    cuda::Sm90Prep prep;
+    prep.x = a.x;
+    prep.k = a.k;
+    prep.x_amax = damax.get();
+    prep.s_static = a.s_static;
+    prep.s_w = w.s_w;
+    prep.alpha_out = dalpha.get();
+    prep.m = a.m;
+    prep.chunks = chunks;
+    prep.bm = bm;
+    prep.a16 = a16.get();
+    prep.trec = trec.get();
+    prep.grec = grec.get();
+    NVFP4_TRY(cuda::launch_sm90_prep(prep, stream));
+    cuda::Sm90Gemm g;
+    g.a16 = a16.get();
+    g.trec = trec.get();
+    g.grec = grec.get();
+    g.wq = sw.dw.wq.get();
+    g.sfw = sw.dw.sfw.get();
+    g.wrec = sw.dw.wrec.get();
+    g.m = a.m;
+    g.n = w.n;
+    g.chunks = chunks;
+    g.bm = bm;
+    g.alpha_dev = dalpha.get();
+    g.bias = a.bias;
+    g.raw = a.raw;
+    g.out = a.out;
+    return cuda::launch_sm90_gemm(g, props.sm_count, stream);
+  }
+
+  const auto& sw = static_cast<const Sm120Weight&>(w);
+  StreamBuffer<float> draw(stream);  // the SM120 kernel always writes raw
+  if (!a.raw) NVFP4_TRY(draw.alloc(static_cast<size_t>(a.m * w.n)));
+  cuda::GemmOperands op{};
+  op.w = sw.w.get();
+  op.sfw = sw.sfw.get();
+  op.m = a.m;
+  op.n = w.n;
+  op.k64 = sw.k64;
+  op.bias = a.bias;
+  op.raw = a.raw ? a.raw : draw.get();
+  op.out = a.out;
+  op.x = a.x;
+  op.k = a.k;
+  op.x_amax = damax.get();
+  op.s_w = w.s_w;
+  return cuda::launch_gemm_kernel(op, w.kernel, props.sm_count, stream);
+}
+
+Status quantize_gpu_device(const uint16_t* x, int64_t rows, int64_t cols, float global_scale, const QuantizeOptions& opt,
+                           uint8_t* data, uint8_t* scales, void* stream_v, int device) {
+  if (opt.recipe != Recipe::kComfyCuda)
+    return unsupported("quantize_gpu: only recipe comfy-cuda runs on the GPU (the eager recipes are CPU references)");
+  NVFP4_TRY(check_dim(rows, "quantize_gpu: rows"));
+  NVFP4_TRY(check_dim(cols, "quantize_gpu: cols"));
+  NVFP4_TRY(check_gemm_problem(rows, 1, cols, 1, "quantize_gpu"));
+  if (!opt.pad && (rows % 16 != 0 || cols % 16 != 0))
+    return invalid_argument("quantize_gpu: shape [" + std::to_string(rows) + ", " + std::to_string(cols) +
+                            "] is not a multiple of 16; ask for padding (--pad) to zero-fill to 16");
+  if (x == nullptr || data == nullptr || scales == nullptr) return invalid_argument("quantize_gpu_device: null pointer");
+  if (!std::isfinite(global_scale) || global_scale < 0.0f)
+    return invalid_argument("quantize_gpu: global scale must be finite and >= 0");
+  DeviceScope scope;
+  NVFP4_TRY(scope.enter(device));
+  const auto stream = static_cast<cudaStream_t>(stream_v);
+  const Geometry g = Geometry::of(rows, cols);
+  // The kernel writes only the logical blocks; the padding bytes of both buffers are zero, as quantize()'s.
+  NVFP4_CUDA_TRY(cudaMemsetAsync(data, 0, static_cast<size_t>(g.data_bytes()), stream));
+  NVFP4_CUDA_TRY(cudaMemsetAsync(scales, 0, static_cast<size_t>(g.scale_bytes(opt.scale_layout)), stream));
+  return cuda::launch_quantize_comfy(x, rows, cols, global_scale, data, scales, opt.nibbles == NibbleOrder::kHiFirst,
+                                     opt.scale_layout == ScaleLayout::kSwizzled128x4, stream);
+}
+
+Result<uint16_t> amax_bf16_device(const uint16_t* x, int64_t n, void* stream_v, int device) {
+  if (x == nullptr || n <= 0) return invalid_argument("amax_bf16_device: empty input");
+  DeviceScope scope;
+  NVFP4_TRY(scope.enter(device));
+  const auto stream = static_cast<cudaStream_t>(stream_v);
+  StreamBuffer<uint32_t> d(stream);
+  NVFP4_TRY(d.alloc(1));
+  NVFP4_CUDA_TRY(cudaMemsetAsync(d.get(), 0, 4, stream));
+  NVFP4_TRY(cuda::launch_amax_bf16(x, n, d.get(), stream));
+  uint32_t bits = 0;
+  NVFP4_CUDA_TRY(cudaMemcpyAsync(&bits, d.get(), 4, cudaMemcpyDeviceToHost, stream));
+  NVFP4_CUDA_TRY(cudaStreamSynchronize(stream));
+  return static_cast<uint16_t>(bits);
+}
+
+Status dequantize_gpu_device(const uint8_t* data, const uint8_t* scales, int64_t rows, int64_t cols, float global_scale,
+                             NibbleOrder nibbles, uint16_t* out, void* stream_v, int device) {
+  if (data == nullptr || scales == nullptr || out == nullptr) return invalid_argument("dequantize_gpu_device: null pointer");
+  NVFP4_TRY(check_dim(rows, "dequantize_gpu: rows"));
+  NVFP4_TRY(check_dim(cols, "dequantize_gpu: cols"));
+  NVFP4_TRY(check_aligned(data, "data"));
+  NVFP4_TRY(check_aligned(out, "out"));
+  DeviceScope scope;
+  NVFP4_TRY(scope.enter(device));
+  const Geometry g = Geometry::of(rows, cols);
+  return cuda::launch_dequantize_comfy(data, scales, g.rows16, g.cols16, global_scale, nibbles == NibbleOrder::kHiFirst, out,
+                                       static_cast<cudaStream_t>(stream_v));
+}
+
+}  // namespace nvfp4
