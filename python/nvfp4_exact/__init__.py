@@ -274,7 +274,8 @@ def linear(
     outputs (allocated by torch) stay on the device, s_x is formed on the GPU, nothing waits. The
     weight is prepacked for the kernel once per (weight tensor, its version, weight_scale,
     weight_scale_2, N, backend) and kept while the weight tensor lives: that first call copies the
-    weight's bytes to the host (the prepack runs there), later calls copy nothing. Other backends
+    weight's bytes to the host (the prepack runs there), later calls copy nothing. An input_scale
+    given as a CUDA tensor is read to the host (4 bytes, waiting for the stream). Other backends
     (gpu-model, sm120p-*, cpu-oracle, split-K contracts) take CUDA inputs through the host.
     """
     if is_cuda(x):
