@@ -151,6 +151,44 @@ __device__ __forceinline__ float refine_element(float acc, float ch, const Token
   return slow_element(a_tile, mi, w_codes, wg, rw, t.sf, sfw, acc);
 }
 
+// A chunk whose per-thread test failed for one of the thread's two weight rows (rare: < 0.01 % of
+// thread-chunks on outlier activations): every element of a failing row is tested on its own.
+template <int R>
+__device__ __noinline__ void refine_chunk(float* acc, const float* ch, bool ok0, bool ok1, const uint8_t* st, int kA,
+                                          int kW, int kS, int kR, int kT, int h, int t, int rw0, int rt0,
+                                          uint32_t& slow) {
+  const int rw1 = rw0 + 8, rt1 = rt0 + 8;
+  const TokenRec* trow = reinterpret_cast<const TokenRec*>(st + kT);
+  const hopper::RowChunk w0 = weight_rec(reinterpret_cast<const WRec*>(st + kR) + rt0);
+  const hopper::RowChunk w1 = weight_rec(reinterpret_cast<const WRec*>(st + kR) + rt1);
+  const uint32_t sw0 = *reinterpret_cast<const uint32_t*>(st + kS + scale_offset_in_tile(rt0));
+  const uint32_t sw1 = *reinterpret_cast<const uint32_t*>(st + kS + scale_offset_in_tile(rt1));
+#pragma unroll 1
+  for (int i = 0; i < R; ++i) {
+    const int j = i / 4, e = i % 2, row1 = (i / 2) % 2;
+    const int mi = 8 * j + 2 * t + e;
+    if (row1 ? ok1 : ok0) {
+      acc[i] = __fadd_rz(acc[i], ch[i]);
+    } else {
+      acc[i] = refine_element(acc[i], ch[i], trow + mi, row1 ? w1 : w0, st + kA, mi, st + kW, h, row1 ? rw1 : rw0,
+                              row1 ? sw1 : sw0, slow);
+    }
+  }
+}
+
+// Ring position of a chunk: stage index and mbarrier phase parity, advanced without a division (the
+// stage count is a launch parameter).
+struct RingPos {
+  int stage = 0;
+  uint32_t phase = 0;
+  __device__ __forceinline__ void advance(int stages) {
+    if (++stage == stages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
+
 template <int BM>
 __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_constant__ CUtensorMap tmap_a, Sm90Gemm p,
                                                               int stages) {
@@ -160,8 +198,11 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
 #else
   using L = StageLayout<BM>;
   constexpr int R = BM / 2;  // accumulator registers per thread
-  extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + kSmemAlign - 1) & ~uintptr_t(kSmemAlign - 1));
+  extern __shared__ __align__(16) uint8_t smem_raw[];
+  // Aligned by an offset from smem_raw, not by a cast through an integer: the compiler then keeps
+  // every access below a shared-memory one (LDS, 32-bit addresses) instead of a generic LD.E with
+  // 64-bit address arithmetic (measured in the SASS of the earlier form).
+  uint8_t* smem = smem_raw + ((kSmemAlign - (smem_addr(smem_raw) & (kSmemAlign - 1))) & (kSmemAlign - 1));
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + stages * L::kBytes);
   uint64_t* empty = full + stages;
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
@@ -180,12 +221,12 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
     regs_release<kProducerRegs>();
     if (tid == 0) {
       prefetch_tensor_map(&tmap_a);
-      uint32_t it = 0;
+      RingPos pos;
       for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const int64_t mt = tile / ntiles, nt = tile % ntiles;  // consecutive CTAs share the token tile
-        for (int64_t c = 0; c < C; ++c, ++it) {
-          const int s = static_cast<int>(it % stages);
-          mbar_wait(&empty[s], ((it / stages) & 1) ^ 1);
+        for (int64_t c = 0; c < C; ++c, pos.advance(stages)) {
+          const int s = pos.stage;
+          mbar_wait(&empty[s], pos.phase ^ 1);
           uint8_t* st = smem + s * L::kBytes;
           mbar_arrive_expect_tx(&full[s], L::kTx);
           tma_load_2d(st + L::kA, &tmap_a, static_cast<int32_t>(c * 64), static_cast<int32_t>(mt * BM), &full[s]);
@@ -205,7 +246,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
   const int rw0 = 16 * warp + g8, rw1 = rw0 + 8;                 // rows within the warpgroup's 64
   const int rt0 = 64 * h + rw0, rt1 = rt0 + 8;                   // rows within the CTA's 128
   float acc[R], ch[R];
-  uint32_t it = 0;
+  RingPos pos;  // the chunk being consumed
   for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const int64_t mt = tile / ntiles, nt = tile % ntiles;
 #pragma unroll
@@ -224,10 +265,9 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
       hopper::GroupVerdict v0, v1;
       float inc0, inc1;
     };
-    auto prepare = [&](uint32_t k_it, Prepared& nx) {
-      const int s = static_cast<int>(k_it % stages);
-      mbar_wait(&full[s], (k_it / stages) & 1);
-      const uint8_t* st = smem + s * L::kBytes;
+    auto prepare = [&](const RingPos& at, Prepared& nx) {
+      mbar_wait(&full[at.stage], at.phase);
+      const uint8_t* st = smem + at.stage * L::kBytes;
       const GroupRec* gp = reinterpret_cast<const GroupRec*>(st + L::kG) + t;
       hopper::RowGroup grp;
       for (int g = 0; g < 4; ++g) grp.mag[g] = gp->mag[g];
@@ -258,14 +298,16 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
       }
     };
 
-    // Measured on the H200: preparing chunk c + 1 while chunk c's MMAs run (software pipelining)
-    // kept twice the fragment state alive and ran slower at 32..64 tokens per tile (register
-    // pressure), so each chunk is prepared, multiplied and applied in turn; the other consumer
-    // warpgroup's MMAs overlap this one's scalar work.
+    // Measured on the H200 (docs/hopper-exact-path.md): each chunk is prepared, multiplied and
+    // applied in turn; the other consumer warpgroup's MMAs overlap this one's scalar work. Tried and
+    // slower or no better: preparing chunk c + 1 during chunk c's MMAs (register pressure); issuing
+    // chunk c + 1's MMAs before applying chunk c (ptxas 13.0 then serialises every wgmma, C7514, even
+    // in a minimal ping-pong kernel); two chunks per wait; the copies issued by a consumer thread
+    // instead of this producer warpgroup (256 threads, up to 255 registers, two CTAs per SM).
     Prepared cur;
-    for (int64_t c = 0; c < C; ++c, ++it) {
-      prepare(it, cur);
-      const int s = static_cast<int>(it % stages);
+    for (int64_t c = 0; c < C; ++c, pos.advance(stages)) {
+      prepare(pos, cur);
+      const int s = pos.stage;
       const uint8_t* st = smem + s * L::kBytes;
       const uint64_t desc = desc_k_major_sw128(smem_addr(st + L::kA));
       __syncwarp();
@@ -286,30 +328,15 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
         for (int i = 0; i < R; ++i) acc[i] = __fadd_rz(acc[i], ch[i]);
       } else {
         ++refined_chunks;
-        // Rare: the accumulators go to local memory so one loop (not one inlined copy per
-        // register) walks the elements; the fast path never touches this stack frame.
+        // Rare: the accumulators go to local memory and an out-of-line function walks them, so the
+        // registers of the hot loop are not sized for the §3 model (it spilled when inlined).
         float la[R], lc[R];
 #pragma unroll
         for (int i = 0; i < R; ++i) {
           la[i] = acc[i];
           lc[i] = ch[i];
         }
-        const TokenRec* trow = reinterpret_cast<const TokenRec*>(st + L::kT);
-        const hopper::RowChunk w0 = weight_rec(reinterpret_cast<const WRec*>(st + L::kR) + rt0);
-        const hopper::RowChunk w1 = weight_rec(reinterpret_cast<const WRec*>(st + L::kR) + rt1);
-        const uint32_t sw0 = *reinterpret_cast<const uint32_t*>(st + L::kS + scale_offset_in_tile(rt0));
-        const uint32_t sw1 = *reinterpret_cast<const uint32_t*>(st + L::kS + scale_offset_in_tile(rt1));
-#pragma unroll 1
-        for (int i = 0; i < R; ++i) {
-          const int j = i / 4, e = i % 2, row1 = (i / 2) % 2;
-          const int mi = 8 * j + 2 * t + e;
-          if (row1 ? ok1 : ok0) {
-            la[i] = __fadd_rz(la[i], lc[i]);
-          } else {
-            la[i] = refine_element(la[i], lc[i], trow + mi, row1 ? w1 : w0, st + L::kA, mi, st + L::kW, h,
-                                   row1 ? rw1 : rw0, row1 ? sw1 : sw0, slow_steps);
-          }
-        }
+        refine_chunk<R>(la, lc, ok0, ok1, st, L::kA, L::kW, L::kS, L::kR, L::kT, h, t, rw0, rt0, slow_steps);
 #pragma unroll
         for (int i = 0; i < R; ++i) acc[i] = la[i];
       }
@@ -403,12 +430,13 @@ Status launch_bm(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
 
 int sm90_pick_bm(int64_t m, int64_t n, int sm_count) {
   // Relative time of one (tile, chunk) step per tile height, measured on the H200 (M = 128, the four
-  // MiniMax H3 linears, 2026-12-01): the scalar work per chunk does not shrink with the tile, so
-  // small tiles cost more than their share. A persistent grid runs ceil(tiles / SMs) rounds.
+  // MiniMax H3 linears; re-measured on qkv and fc2 after the shared-memory addressing fix, 2026-12-01):
+  // the scalar work per chunk does not shrink with the tile, so small tiles cost more than their
+  // share. A persistent grid runs ceil(tiles / SMs) rounds.
   static const struct {
     int bm;
     double t;
-  } kCost[] = {{16, 0.62}, {32, 0.70}, {48, 0.80}, {64, 1.0}, {96, 1.55}, {128, 2.04}};
+  } kCost[] = {{16, 0.65}, {32, 0.69}, {48, 0.85}, {64, 1.0}, {96, 1.39}, {128, 2.0}};
   const int64_t ntiles = (n + kTileN - 1) / kTileN;
   int best = 128;
   double best_t = 1e300;
