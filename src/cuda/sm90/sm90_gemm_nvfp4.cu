@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(kThreads, 1) sm90_gemm_nvfp4(const __grid_cons
 
   regs_acquire<kConsumerRegs>();
   const int h = wg - 1, warp = tid / 32, lane = tid % 32, g8 = lane / 4, t = lane % 4;
-  const int rw0 = 16 * warp + g8, rw1 = rw0 + 8;                 // rows within the warpgroup's 64
+  const int rw0 = 16 * warp + g8;                                // row within the warpgroup's 64 (and rw0 + 8)
   const int rt0 = 64 * h + rw0, rt1 = rt0 + 8;                   // rows within the CTA's 128
   float acc[R], ch[R];
   RingPos pos;  // the chunk being consumed
