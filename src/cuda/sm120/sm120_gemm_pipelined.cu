@@ -1,13 +1,19 @@
 // NVFP4 GEMM for SM120/SM121 with a shared-memory pipeline: the production data path.
 //
 // CTA tile 128 (M) x 64 (N): at M <= 128 one CTA holds every row, so each weight byte crosses DRAM
-// once. One producer warp streams k128 stages (two k64 chunks) of A, W and their scale blocks into a
-// ring of kStages buffers with bulk asynchronous copies (cp.async.bulk, completion counted in bytes
-// on an mbarrier; no TMA descriptors or multicast, which GB10 lacks); eight consumer warps (a 4 x 2
+// once. Four producer warps stream k128 stages (two k64 chunks) of A, W and their scale blocks into
+// a ring of kStages buffers with 16-byte asynchronous copies (cp.async, each producer thread's
+// completion signalled on the stage's mbarrier by cp.async.mbarrier.arrive.noinc); eight consumer warps (a 4 x 2
 // grid of 32 x 32 warp tiles) read fragments with ldmatrix from rows padded to 80 bytes (the eight
 // 16-byte row segments one ldmatrix phase reads then hit distinct banks) and release each stage on
 // a second mbarrier. Persistent: every CTA walks work items (tile, K slice) in a fixed order, so the
 // producer and the consumers agree on the stage sequence without talking.
+//
+// Why copies of 16 bytes and not one bulk copy per row: the operands are row-major with a pitch of
+// K/2 bytes, so a stage's rows are 64-byte pieces K/2 bytes apart, and 196 such bulk copies per
+// stage from one warp ran the data path at 2-3 % of the copy bandwidth on the H200 (2026-12-01);
+// 16-byte copies from 128 threads put four lanes on each 64-byte piece (coalesced) and keep the
+// 80-byte padded rows that make ldmatrix conflict-free.
 //
 // Numerics are the §4 contracts exactly: each output's accumulator starts at +0 and takes one MMA
 // per k64 chunk in increasing K over its slice (sequential K: the whole K), then the fused
@@ -20,6 +26,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "../common/check.cuh"
@@ -30,12 +37,21 @@ namespace nvfp4::cuda {
 
 namespace {
 
-constexpr int kConsumerWarps = 8;
-constexpr int kThreads = (kConsumerWarps + 1) * 32;  // + one producer warp
+constexpr int kConsumerWarps = 8, kProducerWarps = 4;
+constexpr int kProducerThreads = kProducerWarps * 32;
+constexpr int kThreads = (kConsumerWarps + kProducerWarps) * 32;
+// Registers: the launch check counts a CTA's warps rounded up to a multiple of the SM's four
+// sub-partitions (cuda_occupancy.h, "Hardware check"), so 9 warps cost what 12 do. The producer is
+// four warps to use that rounding, and every variant is compiled for the budget it launches with:
+// 65536 / 384 threads = 170, i.e. 168 registers per thread at one CTA per SM (the emulated variant,
+// whose MMA call needs them), 80 at two (native and proxy: two CTAs' stages in flight on an SM that
+// has the shared memory for them, e.g. Hopper; a GB10's 99 KB holds one).
+static_assert(kThreads % 128 == 0, "a whole number of warps per sub-partition: no registers lost to rounding");
 constexpr int kTileM = 128, kTileN = 64;
 constexpr int kWarpTileM = 32, kWarpTileN = 32;      // 2 m16 x 4 n8 MMAs per k64 chunk per warp
 constexpr int kMmaM = kWarpTileM / 16, kMmaN = kWarpTileN / 8;
 constexpr int kChunksPerStage = 2;
+static_assert(kChunksPerStage == 2, "the producer indexes a row's 2 * nch pieces as 1 << nch");
 constexpr int kStages = 5;
 constexpr int kRowPitch = kChunksPerStage * 32 + 16;  // bytes per smem row: data + 16 bytes of pad
 constexpr int kSfBlock = 512;                          // one 128x4 swizzle block: 128 rows x one chunk
@@ -64,10 +80,6 @@ __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
   asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(bar) : "memory");
 }
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   asm volatile(
       "{\n .reg .pred done;\n WAIT_%=:\n"
@@ -76,11 +88,14 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
       "r"(parity)
       : "memory");
 }
-// bytes (a multiple of 16, both addresses 16-byte aligned) global -> shared, counted on bar.
-__device__ __forceinline__ void bulk_copy(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-               "l"(src), "r"(bytes), "r"(bar)
-               : "memory");
+// 16 bytes global -> shared (both addresses 16-byte aligned), bypassing L1 (.cg): each byte is read once.
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+// Arrives on bar once every cp.async this thread issued so far has landed; .noinc: the arrival is
+// one of the count the barrier was initialised with (one per producer thread).
+__device__ __forceinline__ void cp_async_arrive(uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
 }
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
@@ -131,17 +146,21 @@ __device__ __forceinline__ void mma(float (&acc)[4], const uint32_t (&a)[4], con
   }
 }
 
-// 224 registers: the most 288 threads may hold (the native variant needs about 110; the emulated
-// variant's call needs the rest, which the compiler's default launch-bounds budget would spill).
+// CTAs per SM each variant is compiled for (the register budget above). The native variant runs
+// on SM12x only, where the stages' shared memory admits one CTA per SM, and needs more than 80
+// registers without spilling; the proxy runs on Hopper, whose 228 KB per SM hold two CTAs' stages.
 template <int kMode>
-__global__ void __maxnreg__(224) sm120_gemm_pipelined(GemmOperands op) {
+constexpr int kMinCtasPerSm = kMode == kProxy ? 2 : 1;
+
+template <int kMode>
+__global__ void __launch_bounds__(kThreads, kMinCtasPerSm<kMode>) sm120_gemm_pipelined(GemmOperands op) {
   extern __shared__ __align__(128) uint8_t smem[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const uint32_t base = smem_addr(smem);
   const uint32_t full0 = base + kStages * kStageBytes, empty0 = full0 + kStages * 8;
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(full0 + 8 * s, 1);                // the producer's arrive (+ the copies' bytes)
+      mbar_init(full0 + 8 * s, kProducerThreads);  // one cp.async arrive per producer thread
       mbar_init(empty0 + 8 * s, kConsumerWarps);  // one arrive per consumer warp
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -152,32 +171,43 @@ __global__ void __maxnreg__(224) sm120_gemm_pipelined(GemmOperands op) {
   const int64_t tiles_m = (op.m + kTileM - 1) / kTileM, tiles = tiles_m * ((op.n + kTileN - 1) / kTileN);
   const int64_t items = tiles * op.splits;
 
-  if (warp == kConsumerWarps) {
-    // ---------------------------------------------------------------- producer
+  if (warp >= kConsumerWarps) {
+    // ---------------------------------------------------------------- producers
+    const int pt = threadIdx.x - kConsumerWarps * 32;  // 0 .. kProducerThreads - 1
     uint32_t it = 0;  // stage sequence number, shared by construction with the consumers
     for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
       const Work w = work_item(op, item, tiles_m, tiles);
       const int rows_a = static_cast<int>(imin64(kTileM, op.m - w.m0));
       const int rows_w = static_cast<int>(imin64(kTileN, op.n - w.n0));
+      const uint8_t* a_tile = op.a + w.m0 * lda;
+      const uint8_t* w_tile = op.w + w.n0 * lda;
+      const uint8_t* sfa_tile = op.sfa + (w.m0 / 128) * (cp / 4) * kSfBlock;
+      const uint8_t* sfw_tile = op.sfw + (w.n0 / 128) * (cp / 4) * kSfBlock;
       for (int64_t q = w.q0; q < w.q1; q += kChunksPerStage, ++it) {
         const int s = static_cast<int>(it % kStages);
         const int nch = static_cast<int>(imin64(kChunksPerStage, w.q1 - q));
         if (it >= kStages) mbar_wait(empty0 + 8 * s, ((it / kStages) - 1) & 1);
-        const uint32_t full = full0 + 8 * s, st = base + s * kStageBytes;
-        if (lane == 0)
-          mbar_arrive_expect_tx(full, static_cast<uint32_t>((rows_a + rows_w) * nch * 32 + 2 * nch * kSfBlock));
-        __syncwarp();
-        const uint32_t row_bytes = static_cast<uint32_t>(nch * 32);
-        for (int r = lane; r < rows_a; r += 32)
-          bulk_copy(st + r * kRowPitch, op.a + (w.m0 + r) * lda + q * 32, row_bytes, full);
-        for (int r = lane; r < rows_w; r += 32)
-          bulk_copy(st + kOffW + r * kRowPitch, op.w + (w.n0 + r) * lda + q * 32, row_bytes, full);
-        if (lane < nch) {  // whole swizzle blocks: SF_A of the 128 rows, SF_W of the 128 rows around the tile
-          bulk_copy(st + kOffSfa + lane * kSfBlock, op.sfa + ((w.m0 / 128) * (cp / 4) + q + lane) * kSfBlock, kSfBlock, full);
-          bulk_copy(st + kOffSfw + lane * kSfBlock, op.sfw + ((w.n0 / 128) * (cp / 4) + q + lane) * kSfBlock, kSfBlock, full);
+        const uint32_t st = base + s * kStageBytes;
+        // Row r's 16-byte piece p (p < 2 * nch: the stage's K range of that row): 2^nch pieces per row.
+        const int lg = nch;  // log2(2 * nch) for nch in {1, 2}
+        for (int i = pt; i < rows_a << lg; i += kProducerThreads) {
+          const int r = i >> lg, p = i & ((1 << lg) - 1);
+          cp_async16(st + r * kRowPitch + p * 16, a_tile + r * lda + q * 32 + p * 16);
         }
+        for (int i = pt; i < rows_w << lg; i += kProducerThreads) {
+          const int r = i >> lg, p = i & ((1 << lg) - 1);
+          cp_async16(st + kOffW + r * kRowPitch + p * 16, w_tile + r * lda + q * 32 + p * 16);
+        }
+        // Whole swizzle blocks: SF_A of the tile's 128 rows, SF_W of the 128 rows around the tile.
+        for (int i = pt; i < nch * (kSfBlock / 16); i += kProducerThreads) {
+          const int c = i / (kSfBlock / 16), p = i % (kSfBlock / 16);
+          cp_async16(st + kOffSfa + c * kSfBlock + p * 16, sfa_tile + (q + c) * kSfBlock + p * 16);
+          cp_async16(st + kOffSfw + c * kSfBlock + p * 16, sfw_tile + (q + c) * kSfBlock + p * 16);
+        }
+        cp_async_arrive(full0 + 8 * s);
       }
     }
+    asm volatile("cp.async.wait_all;" ::: "memory");  // leave no copy of this thread in flight at exit
     return;
   }
 
@@ -297,11 +327,15 @@ Status launch_mode(const GemmOperands& op, int sm_count, cudaStream_t stream, co
     }
     return n;
   }();
+  // NVFP4_SM120P_CTAS_PER_SM caps the CTAs per SM below what fits (for measuring the data path at a
+  // GB10's one CTA per SM on a GPU that holds more).
+  int ctas_per_sm = per_sm;
+  if (const char* e = std::getenv("NVFP4_SM120P_CTAS_PER_SM")) ctas_per_sm = std::min(per_sm, std::max(1, std::atoi(e)));
   if (per_sm < 1)
     return unsupported(std::string(name) + ": this GPU cannot hold one CTA (" + std::to_string(kSmemBytes) +
                        " bytes of shared memory, " + std::to_string(kThreads) + " threads)");
   const int64_t items = ((op.m + kTileM - 1) / kTileM) * ((op.n + kTileN - 1) / kTileN) * op.splits;
-  const int64_t grid = std::min<int64_t>(items, static_cast<int64_t>(sm_count) * per_sm);  // persistent
+  const int64_t grid = std::min<int64_t>(items, static_cast<int64_t>(sm_count) * ctas_per_sm);  // persistent
   kernel<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(op);
   NVFP4_CUDA_LAUNCH_TRY(name);
   return Status::ok();
