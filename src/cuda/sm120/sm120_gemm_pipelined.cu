@@ -39,6 +39,7 @@ namespace {
 
 constexpr int kConsumerWarps = 8, kProducerWarps = 4;
 constexpr int kProducerThreads = kProducerWarps * 32;
+constexpr int kRowsPerPass = kProducerThreads / 4;  // rows one pass of the producers covers (4 pieces a row)
 constexpr int kThreads = (kConsumerWarps + kProducerWarps) * 32;
 // Registers: the launch check counts a CTA's warps rounded up to a multiple of the SM's four
 // sub-partitions (cuda_occupancy.h, "Hardware check"), so 9 warps cost what 12 do. The producer is
@@ -51,7 +52,7 @@ constexpr int kTileM = 128, kTileN = 64;
 constexpr int kWarpTileM = 32, kWarpTileN = 32;      // 2 m16 x 4 n8 MMAs per k64 chunk per warp
 constexpr int kMmaM = kWarpTileM / 16, kMmaN = kWarpTileN / 8;
 constexpr int kChunksPerStage = 2;
-static_assert(kChunksPerStage == 2, "the producer indexes a row's 2 * nch pieces as 1 << nch");
+static_assert(kChunksPerStage == 2, "the producer copies 4 pieces of 16 bytes per row and stage");
 constexpr int kStages = 5;
 constexpr int kRowPitch = kChunksPerStage * 32 + 16;  // bytes per smem row: data + 16 bytes of pad
 constexpr int kSfBlock = 512;                          // one 128x4 swizzle block: 128 rows x one chunk
@@ -64,6 +65,8 @@ static_assert(kTileM == 128, "a tile's SF_A is exactly one 128-row swizzle block
 static_assert(kTileN == 64 && kWarpTileM * 4 == kTileM && kWarpTileN * 2 == kTileN, "4 x 2 consumer warp grid");
 static_assert(kRowPitch % 16 == 0 && (kRowPitch / 4) % 8 == 4, "rows 16 bytes apart in bank space");
 static_assert(kStageBytes % 128 == 0, "stage alignment");
+static_assert(kTileM % kRowsPerPass == 0 && kTileN % kRowsPerPass == 0, "whole producer passes per tile");
+static_assert(kProducerThreads == 2 * 2 * (kSfBlock / 16), "one scale piece per producer thread: 2 operands x 2 chunks");
 static_assert(kSmemBytes <= 101376, "fits the 99 KB a GB10 block may use");
 constexpr int kOmmaPerChunkPerWarp = kMmaM * kMmaN;  // what tools/check-sass expects
 static_assert(kOmmaPerChunkPerWarp == 8, "tools/check-sass expects 8 per k64 chunk for this kernel");
@@ -132,7 +135,7 @@ __device__ __noinline__ void mma_emulated_acc(float* acc, uint4 a4, uint2 b2, ui
   acc[0] = d[0]; acc[1] = d[1]; acc[2] = d[2]; acc[3] = d[3];
 }
 
-// acc <- MMA(a, b, acc) in the variant's way.
+// acc <- MMA(a, b, acc) in the variant's way (the proxy's stand-in works per chunk, below).
 template <int kMode>
 __device__ __forceinline__ void mma(float (&acc)[4], const uint32_t (&a)[4], const uint32_t (&b)[2], uint32_t sfa,
                                     uint32_t sfb) {
@@ -140,8 +143,7 @@ __device__ __forceinline__ void mma(float (&acc)[4], const uint32_t (&a)[4], con
     mma_emulated_acc(acc, make_uint4(a[0], a[1], a[2], a[3]), make_uint2(b[0], b[1]), sfa, sfb);
   } else {
     float d[4];
-    if constexpr (kMode == kNative) mma_native(d, a, b, acc, sfa, sfb);
-    else mma_proxy(d, a, b, acc, sfa, sfb);
+    mma_native(d, a, b, acc, sfa, sfb);
     acc[0] = d[0]; acc[1] = d[1]; acc[2] = d[2]; acc[3] = d[3];
   }
 }
@@ -179,31 +181,33 @@ __global__ void __launch_bounds__(kThreads, kMinCtasPerSm<kMode>) sm120_gemm_pip
       const Work w = work_item(op, item, tiles_m, tiles);
       const int rows_a = static_cast<int>(imin64(kTileM, op.m - w.m0));
       const int rows_w = static_cast<int>(imin64(kTileN, op.n - w.n0));
-      const uint8_t* a_tile = op.a + w.m0 * lda;
-      const uint8_t* w_tile = op.w + w.n0 * lda;
-      const uint8_t* sfa_tile = op.sfa + (w.m0 / 128) * (cp / 4) * kSfBlock;
-      const uint8_t* sfw_tile = op.sfw + (w.n0 / 128) * (cp / 4) * kSfBlock;
+      // Thread pt copies piece p = pt % 4 (16 bytes of a row's 64-byte stage slice) of rows
+      // pt / 4 + 32 j: fixed per thread, so a stage costs one address add and one copy per piece.
+      const int p = pt & 3, r0 = pt >> 2;
+      const uint8_t* a_src = op.a + (w.m0 + r0) * lda + p * 16;
+      const uint8_t* w_src = op.w + (w.n0 + r0) * lda + p * 16;
+      const uint32_t dst0 = r0 * kRowPitch + p * 16;
+      // Scale blocks: thread pt copies 16-byte piece pt % 32 of chunk pt / 32 % 2's block, SF_A for
+      // pt < 64 and SF_W above (SF_A of the tile's 128 rows, SF_W of the 128 rows around the tile).
+      const int sf_c = (pt >> 5) & 1, sf_p = pt & 31;
+      const bool sf_is_a = pt < 64;
+      const uint8_t* sf_src = (sf_is_a ? op.sfa + (w.m0 / 128) * (cp / 4) * kSfBlock
+                                       : op.sfw + (w.n0 / 128) * (cp / 4) * kSfBlock) + sf_c * kSfBlock + sf_p * 16;
+      const uint32_t sf_dst = (sf_is_a ? kOffSfa : kOffSfw) + sf_c * kSfBlock + sf_p * 16;
       for (int64_t q = w.q0; q < w.q1; q += kChunksPerStage, ++it) {
         const int s = static_cast<int>(it % kStages);
         const int nch = static_cast<int>(imin64(kChunksPerStage, w.q1 - q));
         if (it >= kStages) mbar_wait(empty0 + 8 * s, ((it / kStages) - 1) & 1);
         const uint32_t st = base + s * kStageBytes;
-        // Row r's 16-byte piece p (p < 2 * nch: the stage's K range of that row): 2^nch pieces per row.
-        const int lg = nch;  // log2(2 * nch) for nch in {1, 2}
-        for (int i = pt; i < rows_a << lg; i += kProducerThreads) {
-          const int r = i >> lg, p = i & ((1 << lg) - 1);
-          cp_async16(st + r * kRowPitch + p * 16, a_tile + r * lda + q * 32 + p * 16);
+        if (p < 2 * nch) {  // a last stage of one chunk copies pieces 0-1 only
+#pragma unroll
+          for (int j = 0; j < kTileM / kRowsPerPass; ++j)
+            if (r0 + j * kRowsPerPass < rows_a) cp_async16(st + dst0 + j * kRowsPerPass * kRowPitch, a_src + j * kRowsPerPass * lda + q * 32);
+#pragma unroll
+          for (int j = 0; j < kTileN / kRowsPerPass; ++j)
+            if (r0 + j * kRowsPerPass < rows_w) cp_async16(st + kOffW + dst0 + j * kRowsPerPass * kRowPitch, w_src + j * kRowsPerPass * lda + q * 32);
         }
-        for (int i = pt; i < rows_w << lg; i += kProducerThreads) {
-          const int r = i >> lg, p = i & ((1 << lg) - 1);
-          cp_async16(st + kOffW + r * kRowPitch + p * 16, w_tile + r * lda + q * 32 + p * 16);
-        }
-        // Whole swizzle blocks: SF_A of the tile's 128 rows, SF_W of the 128 rows around the tile.
-        for (int i = pt; i < nch * (kSfBlock / 16); i += kProducerThreads) {
-          const int c = i / (kSfBlock / 16), p = i % (kSfBlock / 16);
-          cp_async16(st + kOffSfa + c * kSfBlock + p * 16, sfa_tile + (q + c) * kSfBlock + p * 16);
-          cp_async16(st + kOffSfw + c * kSfBlock + p * 16, sfw_tile + (q + c) * kSfBlock + p * 16);
-        }
+        if (sf_c < nch) cp_async16(st + sf_dst, sf_src + q * kSfBlock);
         cp_async_arrive(full0 + 8 * s);
       }
     }
@@ -281,6 +285,8 @@ __global__ void __launch_bounds__(kThreads, kMinCtasPerSm<kMode>) sm120_gemm_pip
               const int i = ij / kMmaN, j = ij % kMmaN;
               mma<kMode>(acc[i][j], a[i], b[j], sfa[i], sfb[j]);
             }
+          } else if constexpr (kMode == kProxy) {
+            mma_proxy_chunk(acc[0][0][0], a, b, sfa, sfb);
           } else {
 #pragma unroll
             for (int i = 0; i < kMmaM; ++i)
@@ -294,20 +300,43 @@ __global__ void __launch_bounds__(kThreads, kMinCtasPerSm<kMode>) sm120_gemm_pip
     }
     if (!warp_live) continue;
     // Fused epilogue, or the slice's fp32 partial (C/D map: c0,c1 = row g cols 2t,2t+1; c2,c3 = row g+8).
+    // The two columns of a pair are stored together where both exist and the pair is aligned (N
+    // even): per warp 8 rows x 8 contiguous bf16 or fp32 values instead of 2-byte pieces.
+    const bool pairs = op.n % 2 == 0;
 #pragma unroll
     for (int i = 0; i < kMmaM; ++i)
 #pragma unroll
       for (int j = 0; j < kMmaN; ++j)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int64_t row = w.m0 + wm * kWarpTileM + i * 16 + g + 8 * (e >> 1);
-          const int64_t col = w.n0 + wn * kWarpTileN + j * 8 + 2 * t + (e & 1);
+        for (int h = 0; h < 2; ++h) {
+          const int64_t row = w.m0 + wm * kWarpTileM + i * 16 + g + 8 * h;
+          const int64_t col = w.n0 + wn * kWarpTileN + j * 8 + 2 * t;
           if (row >= op.m || col >= op.n) continue;
+          const float v0 = acc[i][j][2 * h], v1 = acc[i][j][2 * h + 1];
+          const bool both = col + 1 < op.n;
           if (op.splits > 1) {
-            op.partials[(w.slice * op.m + row) * op.n + col] = acc[i][j][e];
+            float* dst = op.partials + (w.slice * op.m + row) * op.n + col;
+            if (pairs && both) {
+              *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+            } else {
+              dst[0] = v0;
+              if (both) dst[1] = v1;
+            }
+            continue;
+          }
+          const uint16_t o0 = epilogue_alpha_before_bf16(v0, alpha, op.bias ? bf16_to_f32(op.bias[col]) : -0.0f);
+          const uint16_t o1 = both ? epilogue_alpha_before_bf16(v1, alpha, op.bias ? bf16_to_f32(op.bias[col + 1]) : -0.0f) : 0;
+          const int64_t at = row * op.n + col;
+          if (pairs && both) {
+            if (op.raw) *reinterpret_cast<float2*>(op.raw + at) = make_float2(v0, v1);  // production callers skip it
+            *reinterpret_cast<uint32_t*>(op.out + at) = static_cast<uint32_t>(o0) | (static_cast<uint32_t>(o1) << 16);
           } else {
-            if (op.raw) op.raw[row * op.n + col] = acc[i][j][e];  // production callers may skip the fp32 copy
-            op.out[row * op.n + col] = epilogue_alpha_before_bf16(acc[i][j][e], alpha, op.bias ? bf16_to_f32(op.bias[col]) : -0.0f);
+            if (op.raw) op.raw[at] = v0;
+            op.out[at] = o0;
+            if (both) {
+              if (op.raw) op.raw[at + 1] = v1;
+              op.out[at + 1] = o1;
+            }
           }
         }
   }
