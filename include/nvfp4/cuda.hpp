@@ -49,7 +49,7 @@ enum class GpuGemmKernel {
   kModel,           // any GPU: integer group sums + the §3 model step, one thread per output
   kSm120Native,     // SM120/SM121: mma.sync kind::mxf4nvf4 block_scale (needs a Blackwell GPU)
   kSm120Emulated,   // the same SM120 kernel source with the MMA replaced by its exact emulation
-  kSm120pNative,    // the pipelined SM120 kernel (shared-memory stages, bulk copies, producer warp)
+  kSm120pNative,    // the pipelined SM120 kernel (shared-memory stages filled by TMA, producer warp)
   kSm120pEmulated,  // the pipelined SM120 kernel with the MMA emulated (validates it on any GPU)
   kSm90,            // Hopper (sm_90a): wgmma on scale-folded fp16 with proven-exact fast steps, §3 elsewhere
 };

@@ -294,6 +294,9 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
         auto run = [&](int i) {
           cuda::GemmOperands op{da.get(), dw[i % copies]->get(), dsa.get(), dsw[i % copies]->get(), M, N, k64, prob->alpha,
                                 nullptr, draw.get(), dout.get()};
+          // The proxy times the production data path, which skips the fp32 copy of the accumulators
+          // (docs/gb10-performance.md: raw = nullptr); the other rows keep it, as they always have.
+          if (proxy) op.raw = nullptr;
           return proxy ? cuda::launch_sm120p_gemm(op, cuda::Sm120pMode::kProxy, dev.sm_count, nullptr)
                        : cuda::launch_gemm_kernel(op, k.value(), dev.sm_count, nullptr);
         };

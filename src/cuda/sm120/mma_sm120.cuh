@@ -3,8 +3,8 @@
 //                 (sm_120a/sm_121a; traps elsewhere, where the host never launches it)
 //   mma_emulated  the instruction's exact semantics from the same fragment registers (§5's maps)
 //                 through the §3 model: validates a kernel's data path bit for bit on any GPU
-//   mma_proxy     a register-only stand-in that consumes every fragment register: a kernel built
-//                 with it times its data path alone (the memory-path proxy on Hopper)
+//   mma_proxy_chunk  a register-only stand-in that consumes every fragment register of a chunk: a
+//                 kernel built with it times its data path alone (the memory-path proxy on Hopper)
 // and the streaming A producer that quantizes bf16 activations straight into A fragments.
 #pragma once
 #include <cuda_runtime.h>
@@ -108,14 +108,20 @@ __device__ __forceinline__ void produce_a_stream(const GemmOperands& op, int64_t
   sfa = t == 0 ? row_g : (t == 1 ? row_g8 : 0u);
 }
 
-// Not an MMA: one integer mix of every fragment register per output, so the compiler keeps every
-// load, and a float add so the accumulators stay live. The result is meaningless by design.
-__device__ __forceinline__ void mma_proxy(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
-                                          const float (&c)[4], uint32_t sfa, uint32_t sfb) {
-  const uint32_t mix = a[0] ^ a[1] ^ a[2] ^ a[3] ^ b[0] ^ b[1] ^ sfa ^ sfb;
-  const float tiny = __uint_as_float(mix & 0x007FFFFFu);
+// Not MMAs: one integer mix of every fragment register of a warp's k64 chunk (all its MMAs' A, B and
+// scale registers), folded into one accumulator with a float add so the compiler keeps every load.
+// About one instruction per MMA, as an OMMA issue costs, so the proxy's time is the data path's and
+// not the stand-in's (a mix per MMA cost ~12 instructions each and made the proxy issue-bound).
+// The result is meaningless by design.
+template <int kM, int kN>
+__device__ __forceinline__ void mma_proxy_chunk(float& acc, const uint32_t (&a)[kM][4], const uint32_t (&b)[kN][2],
+                                                const uint32_t (&sfa)[kM], const uint32_t (&sfb)[kN]) {
+  uint32_t mix = 0;
 #pragma unroll
-  for (int i = 0; i < 4; ++i) d[i] = __fadd_rn(c[i], tiny);
+  for (int i = 0; i < kM; ++i) mix ^= a[i][0] ^ a[i][1] ^ a[i][2] ^ a[i][3] ^ sfa[i];
+#pragma unroll
+  for (int j = 0; j < kN; ++j) mix ^= b[j][0] ^ b[j][1] ^ sfb[j];
+  acc = __fadd_rn(acc, __uint_as_float(mix & 0x007FFFFFu));
 }
 
 }  // namespace nvfp4::cuda

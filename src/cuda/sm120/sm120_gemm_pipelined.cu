@@ -1,25 +1,28 @@
 // NVFP4 GEMM for SM120/SM121 with a shared-memory pipeline: the production data path.
 //
 // CTA tile 128 (M) x 64 (N): at M <= 128 one CTA holds every row, so each weight byte crosses DRAM
-// once. One producer warp streams k128 stages (two k64 chunks) of A, W and their scale blocks into a
-// ring of kStages buffers with bulk asynchronous copies (cp.async.bulk, completion counted in bytes
-// on an mbarrier; no TMA descriptors or multicast, which GB10 lacks); eight consumer warps (a 4 x 2
-// grid of 32 x 32 warp tiles) read fragments with ldmatrix from rows padded to 80 bytes (the eight
-// 16-byte row segments one ldmatrix phase reads then hit distinct banks) and release each stage on
-// a second mbarrier. Persistent: every CTA walks work items (tile, K slice) in a fixed order, so the
-// producer and the consumers agree on the stage sequence without talking.
+// once. One producer thread streams k128 stages (two k64 chunks) into a ring of kStages buffers:
+// per stage one TMA box of the tile's A rows, one of its W rows (64 bytes of each row, written with
+// the TMA's 64-byte swizzle) and one bulk copy per 512-byte scale block, all counted in bytes on
+// the stage's mbarrier (one CTA per cluster: no multicast). Eight consumer warps (a 4 x 2 grid of
+// 32 x 32 warp tiles) read fragments with ldmatrix at the swizzled offsets, which keeps every
+// ldmatrix phase conflict-free, and release each stage on a second mbarrier. Persistent: every CTA
+// walks work items (tile, K slice) in a fixed order, so the producer and the consumers agree on the
+// stage sequence without talking.
 //
 // Numerics are the §4 contracts exactly: each output's accumulator starts at +0 and takes one MMA
 // per k64 chunk in increasing K over its slice (sequential K: the whole K), then the fused
 // alpha-before-bf16 epilogue or, for split-K, an fp32 partial for launch_merge_splitk. Rows past M
-// or N in a tile read stale shared memory, which only reaches outputs that are never stored (an MMA
-// output row depends on its A row and scale row alone).
+// or N in a tile arrive as zeros (the TMA's out-of-bounds fill) and only reach outputs that are
+// never stored (an MMA output row depends on its A row and scale row alone).
 //
 // Variants: native (sm_120a/sm_121a), emulated (the MMA replaced by its exact emulation: validates
 // this data path on Hopper) and proxy (a register-only stand-in: times the data path on Hopper).
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "../common/check.cuh"
@@ -31,24 +34,35 @@ namespace nvfp4::cuda {
 namespace {
 
 constexpr int kConsumerWarps = 8;
-constexpr int kThreads = (kConsumerWarps + 1) * 32;  // + one producer warp
+constexpr int kThreads = (kConsumerWarps + 1) * 32;  // + one producer warp (one thread of it issues)
 constexpr int kTileM = 128, kTileN = 64;
 constexpr int kWarpTileM = 32, kWarpTileN = 32;      // 2 m16 x 4 n8 MMAs per k64 chunk per warp
 constexpr int kMmaM = kWarpTileM / 16, kMmaN = kWarpTileN / 8;
 constexpr int kChunksPerStage = 2;
-constexpr int kStages = 5;
-constexpr int kRowPitch = kChunksPerStage * 32 + 16;  // bytes per smem row: data + 16 bytes of pad
+constexpr int kRowBytes = kChunksPerStage * 32;        // a row's K slice per stage = the TMA box's inner extent
+constexpr int kStages = 6;
 constexpr int kSfBlock = 512;                          // one 128x4 swizzle block: 128 rows x one chunk
-constexpr int kOffW = kTileM * kRowPitch;
-constexpr int kOffSfa = kOffW + kTileN * kRowPitch;
+constexpr int kOffW = kTileM * kRowBytes;
+constexpr int kOffSfa = kOffW + kTileN * kRowBytes;
 constexpr int kOffSfw = kOffSfa + kChunksPerStage * kSfBlock;
 constexpr int kStageBytes = kOffSfw + kChunksPerStage * kSfBlock;
-constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8;
+constexpr int kTmaBytes = (kTileM + kTileN) * kRowBytes;  // both boxes, rows past M or N zero-filled and counted
+constexpr int kAlign = 1024;                           // the swizzle atoms' alignment (dynamic smem is rounded up to it)
+constexpr int kSmemBytes = kAlign + kStages * kStageBytes + 2 * kStages * 8;
 static_assert(kTileM == 128, "a tile's SF_A is exactly one 128-row swizzle block per chunk");
 static_assert(kTileN == 64 && kWarpTileM * 4 == kTileM && kWarpTileN * 2 == kTileN, "4 x 2 consumer warp grid");
-static_assert(kRowPitch % 16 == 0 && (kRowPitch / 4) % 8 == 4, "rows 16 bytes apart in bank space");
-static_assert(kStageBytes % 128 == 0, "stage alignment");
+static_assert(kRowBytes == 64, "64-byte rows: the TMA's 64-byte swizzle, which the ldmatrix addresses below undo");
+static_assert(kOffW % kAlign == 0 && kOffSfa % kAlign == 0 && kStageBytes % kAlign == 0, "boxes on swizzle-atom boundaries");
 static_assert(kSmemBytes <= 101376, "fits the 99 KB a GB10 block may use");
+// Registers: the launch check counts a CTA's warps rounded up to a multiple of the SM's four
+// sub-partitions (cuda_occupancy.h, "Hardware check"), so these 9 warps cost what 12 do; a budget
+// from 288 threads alone (227) made the emulated variant (222 registers) unlaunchable. Each variant
+// is compiled for the CTAs per SM it launches with: 168 registers at one (native and emulated: a
+// GB10's 99 KB holds one CTA's stages), 80 at two (the proxy, on Hopper's 228 KB per SM).
+constexpr int kWarpsCounted = (kThreads / 32 + 3) / 4 * 4;
+template <int kCtasPerSm>
+constexpr int kMaxRegs = 65536 / (kWarpsCounted * 32 * kCtasPerSm) / 8 * 8;
+static_assert(kMaxRegs<1> == 168 && kMaxRegs<2> == 80, "register budgets of one and two CTAs per SM");
 constexpr int kOmmaPerChunkPerWarp = kMmaM * kMmaN;  // what tools/check-sass expects
 static_assert(kOmmaPerChunkPerWarp == 8, "tools/check-sass expects 8 per k64 chunk for this kernel");
 
@@ -64,10 +78,6 @@ __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
   asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(bar) : "memory");
 }
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   asm volatile(
       "{\n .reg .pred done;\n WAIT_%=:\n"
@@ -76,12 +86,30 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
       "r"(parity)
       : "memory");
 }
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+// The box at (x bytes, y rows) of a 2-D tensor map -> shared, counted in bytes on bar. The
+// .shared::cta form: the ::cluster one costs an 8-byte stack frame in ptxas for sm_120a.
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, int x, int y, uint32_t bar) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+               "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(bar)
+               : "memory");
+}
 // bytes (a multiple of 16, both addresses 16-byte aligned) global -> shared, counted on bar.
 __device__ __forceinline__ void bulk_copy(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
                "l"(src), "r"(bytes), "r"(bar)
                : "memory");
 }
+// Byte offset of the 16-byte piece `piece` of row `row` in a box the TMA wrote with its 64-byte
+// swizzle: address bits 4-5 XOR bits 7-8, i.e. piece ^ ((row >> 1) & 3) for 64-byte rows. The eight
+// rows one ldmatrix phase reads then land in eight distinct 16-byte bank groups (conflict-free).
+__host__ __device__ constexpr uint32_t swizzled64(int row, int piece) {
+  return static_cast<uint32_t>(row * 64 + ((piece ^ ((row >> 1) & 3)) << 4));
+}
+static_assert(swizzled64(3, 1) == 3 * 64 + 0 * 16 && swizzled64(4, 0) == 4 * 64 + 2 * 16, "64-byte swizzle");
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -117,7 +145,7 @@ __device__ __noinline__ void mma_emulated_acc(float* acc, uint4 a4, uint2 b2, ui
   acc[0] = d[0]; acc[1] = d[1]; acc[2] = d[2]; acc[3] = d[3];
 }
 
-// acc <- MMA(a, b, acc) in the variant's way.
+// acc <- MMA(a, b, acc) in the variant's way (the proxy's stand-in works per chunk, below).
 template <int kMode>
 __device__ __forceinline__ void mma(float (&acc)[4], const uint32_t (&a)[4], const uint32_t (&b)[2], uint32_t sfa,
                                     uint32_t sfb) {
@@ -125,19 +153,28 @@ __device__ __forceinline__ void mma(float (&acc)[4], const uint32_t (&a)[4], con
     mma_emulated_acc(acc, make_uint4(a[0], a[1], a[2], a[3]), make_uint2(b[0], b[1]), sfa, sfb);
   } else {
     float d[4];
-    if constexpr (kMode == kNative) mma_native(d, a, b, acc, sfa, sfb);
-    else mma_proxy(d, a, b, acc, sfa, sfb);
+    mma_native(d, a, b, acc, sfa, sfb);
     acc[0] = d[0]; acc[1] = d[1]; acc[2] = d[2]; acc[3] = d[3];
   }
 }
 
-// 224 registers: the most 288 threads may hold (the native variant needs about 110; the emulated
-// variant's call needs the rest, which the compiler's default launch-bounds budget would spill).
+// CTAs per SM each variant is compiled for (the register budget above). The native variant runs
+// on SM12x only, where the stages' shared memory admits one CTA per SM, and needs more than 80
+// registers without spilling; the proxy runs on Hopper, whose 228 KB per SM hold two CTAs' stages.
 template <int kMode>
-__global__ void __maxnreg__(224) sm120_gemm_pipelined(GemmOperands op) {
-  extern __shared__ __align__(128) uint8_t smem[];
+constexpr int kCtasPerSm = kMode == kProxy ? 2 : 1;
+
+// tma_a, tma_w: A [M][K64/2] and W [N][K64/2] as 2-D byte tensors, boxes of 64 bytes x 128 (A) or
+// 64 (W) rows, 64-byte swizzle, rows past M or N read as zeros.
+template <int kMode>
+__global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
+    sm120_gemm_pipelined(const __grid_constant__ GemmOperands op, const __grid_constant__ CUtensorMap tma_a,
+                         const __grid_constant__ CUtensorMap tma_w) {
+  extern __shared__ __align__(128) uint8_t smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const uint32_t base = smem_addr(smem);
+  const uint32_t raw_base = smem_addr(smem_raw);
+  const uint32_t base = (raw_base + kAlign - 1) & ~static_cast<uint32_t>(kAlign - 1);
+  uint8_t* const smem = smem_raw + (base - raw_base);
   const uint32_t full0 = base + kStages * kStageBytes, empty0 = full0 + kStages * 8;
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
@@ -148,33 +185,37 @@ __global__ void __maxnreg__(224) sm120_gemm_pipelined(GemmOperands op) {
   }
   __syncthreads();
 
-  const int64_t lda = op.k64 / 2, cp = op.k64 / 16;
+  const int64_t cp = op.k64 / 16;
   const int64_t tiles_m = (op.m + kTileM - 1) / kTileM, tiles = tiles_m * ((op.n + kTileN - 1) / kTileN);
   const int64_t items = tiles * op.splits;
 
   if (warp == kConsumerWarps) {
-    // ---------------------------------------------------------------- producer
+    // ---------------------------------------------------------------- producer: one thread
+    // Per stage two TMA boxes (the tile's A and W rows, 64 bytes each: the TMA engine gathers the
+    // rows, no thread touches the data) and one bulk copy per scale block. 196 bulk copies of 64
+    // bytes per stage ran this data path at 2-3 % of the H200's copy bandwidth, 16-byte cp.async
+    // from 128 threads at 27-32 % with the SM's load/store pipe the busiest unit (2026-12-01).
+    if (lane != 0) return;
     uint32_t it = 0;  // stage sequence number, shared by construction with the consumers
     for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
       const Work w = work_item(op, item, tiles_m, tiles);
-      const int rows_a = static_cast<int>(imin64(kTileM, op.m - w.m0));
-      const int rows_w = static_cast<int>(imin64(kTileN, op.n - w.n0));
+      const uint8_t* sfa_tile = op.sfa + (w.m0 / 128) * (cp / 4) * kSfBlock;
+      const uint8_t* sfw_tile = op.sfw + (w.n0 / 128) * (cp / 4) * kSfBlock;
       for (int64_t q = w.q0; q < w.q1; q += kChunksPerStage, ++it) {
         const int s = static_cast<int>(it % kStages);
         const int nch = static_cast<int>(imin64(kChunksPerStage, w.q1 - q));
         if (it >= kStages) mbar_wait(empty0 + 8 * s, ((it / kStages) - 1) & 1);
         const uint32_t full = full0 + 8 * s, st = base + s * kStageBytes;
-        if (lane == 0)
-          mbar_arrive_expect_tx(full, static_cast<uint32_t>((rows_a + rows_w) * nch * 32 + 2 * nch * kSfBlock));
-        __syncwarp();
-        const uint32_t row_bytes = static_cast<uint32_t>(nch * 32);
-        for (int r = lane; r < rows_a; r += 32)
-          bulk_copy(st + r * kRowPitch, op.a + (w.m0 + r) * lda + q * 32, row_bytes, full);
-        for (int r = lane; r < rows_w; r += 32)
-          bulk_copy(st + kOffW + r * kRowPitch, op.w + (w.n0 + r) * lda + q * 32, row_bytes, full);
-        if (lane < nch) {  // whole swizzle blocks: SF_A of the 128 rows, SF_W of the 128 rows around the tile
-          bulk_copy(st + kOffSfa + lane * kSfBlock, op.sfa + ((w.m0 / 128) * (cp / 4) + q + lane) * kSfBlock, kSfBlock, full);
-          bulk_copy(st + kOffSfw + lane * kSfBlock, op.sfw + ((w.n0 / 128) * (cp / 4) + q + lane) * kSfBlock, kSfBlock, full);
+        // A stage of one chunk (a slice's last) still moves whole boxes, and the tx count is the
+        // boxes' full size: the second chunk's bytes (the next slice's, or zeros past K64/2) are
+        // never read by the consumers.
+        mbar_arrive_expect_tx(full, static_cast<uint32_t>(kTmaBytes + 2 * nch * kSfBlock));
+        tma_load_2d(st, &tma_a, static_cast<int>(q * 32), static_cast<int>(w.m0), full);
+        tma_load_2d(st + kOffW, &tma_w, static_cast<int>(q * 32), static_cast<int>(w.n0), full);
+        // Whole swizzle blocks: SF_A of the tile's 128 rows, SF_W of the 128 rows around the tile.
+        for (int c = 0; c < nch; ++c) {
+          bulk_copy(st + kOffSfa + c * kSfBlock, sfa_tile + (q + c) * kSfBlock, kSfBlock, full);
+          bulk_copy(st + kOffSfw + c * kSfBlock, sfw_tile + (q + c) * kSfBlock, kSfBlock, full);
         }
       }
     }
@@ -189,11 +230,13 @@ __global__ void __maxnreg__(224) sm120_gemm_pipelined(GemmOperands op) {
   // A: matrices (rows 0-7, K 0-31), (rows 8-15, K 0-31), (rows 0-7, K 32-63), (rows 8-15, K 32-63) = a0..a3.
   // W: matrices (n8 j, K 0-31), (n8 j, K 32-63), (n8 j+1, K 0-31), (n8 j+1, K 32-63) = b0, b1 of j and j+1.
   const int mi = lane >> 3, mr = lane & 7;
+  // Offsets for chunk 0 of a stage (pieces 0-1 of each row); chunk c reads pieces 2c, 2c + 1, whose
+  // swizzled offsets are chunk 0's with bit 5 flipped c times: offset(c) = offset(0) ^ (c << 5).
   uint32_t a_off[kMmaM], w_off[kMmaN / 2];
 #pragma unroll
-  for (int i = 0; i < kMmaM; ++i) a_off[i] = (wm * kWarpTileM + i * 16 + (mi & 1) * 8 + mr) * kRowPitch + (mi >> 1) * 16;
+  for (int i = 0; i < kMmaM; ++i) a_off[i] = swizzled64(wm * kWarpTileM + i * 16 + (mi & 1) * 8 + mr, mi >> 1);
 #pragma unroll
-  for (int j = 0; j < kMmaN / 2; ++j) w_off[j] = kOffW + (wn * kWarpTileN + (2 * j + (mi >> 1)) * 8 + mr) * kRowPitch + (mi & 1) * 16;
+  for (int j = 0; j < kMmaN / 2; ++j) w_off[j] = kOffW + swizzled64(wn * kWarpTileN + (2 * j + (mi >> 1)) * 8 + mr, mi & 1);
   // Scale words: SF_A from lanes t = 0 (row g) and t = 1 (row g + 8), SF_W from lanes t = 0 (column g).
   uint32_t sfa_off[kMmaM], sfw_off[kMmaN];
 #pragma unroll
@@ -230,13 +273,13 @@ __global__ void __maxnreg__(224) sm120_gemm_pipelined(GemmOperands op) {
           uint32_t a[kMmaM][4], b[kMmaN][2], sfa[kMmaM], sfb[kMmaN];
 #pragma unroll
           for (int i = 0; i < kMmaM; ++i) {
-            ldmatrix_x4(a[i], st + a_off[i] + c * 32);
+            ldmatrix_x4(a[i], st + (a_off[i] ^ (c << 5)));
             sfa[i] = *reinterpret_cast<const uint32_t*>(smem + s * kStageBytes + sfa_off[i] + c * kSfBlock);
           }
 #pragma unroll
           for (int j = 0; j < kMmaN / 2; ++j) {
             uint32_t r4[4];
-            ldmatrix_x4(r4, st + w_off[j] + c * 32);
+            ldmatrix_x4(r4, st + (w_off[j] ^ (c << 5)));
             b[2 * j][0] = r4[0];
             b[2 * j][1] = r4[1];
             b[2 * j + 1][0] = r4[2];
@@ -251,6 +294,8 @@ __global__ void __maxnreg__(224) sm120_gemm_pipelined(GemmOperands op) {
               const int i = ij / kMmaN, j = ij % kMmaN;
               mma<kMode>(acc[i][j], a[i], b[j], sfa[i], sfb[j]);
             }
+          } else if constexpr (kMode == kProxy) {
+            mma_proxy_chunk(acc[0][0][0], a, b, sfa, sfb);
           } else {
 #pragma unroll
             for (int i = 0; i < kMmaM; ++i)
@@ -264,23 +309,78 @@ __global__ void __maxnreg__(224) sm120_gemm_pipelined(GemmOperands op) {
     }
     if (!warp_live) continue;
     // Fused epilogue, or the slice's fp32 partial (C/D map: c0,c1 = row g cols 2t,2t+1; c2,c3 = row g+8).
+    // The two columns of a pair are stored together where both exist and the pair is aligned (N
+    // even): per warp 8 rows x 8 contiguous bf16 or fp32 values instead of 2-byte pieces.
+    const bool pairs = op.n % 2 == 0;
 #pragma unroll
     for (int i = 0; i < kMmaM; ++i)
 #pragma unroll
       for (int j = 0; j < kMmaN; ++j)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int64_t row = w.m0 + wm * kWarpTileM + i * 16 + g + 8 * (e >> 1);
-          const int64_t col = w.n0 + wn * kWarpTileN + j * 8 + 2 * t + (e & 1);
+        for (int h = 0; h < 2; ++h) {
+          const int64_t row = w.m0 + wm * kWarpTileM + i * 16 + g + 8 * h;
+          const int64_t col = w.n0 + wn * kWarpTileN + j * 8 + 2 * t;
           if (row >= op.m || col >= op.n) continue;
+          const float v0 = acc[i][j][2 * h], v1 = acc[i][j][2 * h + 1];
+          const bool both = col + 1 < op.n;
           if (op.splits > 1) {
-            op.partials[(w.slice * op.m + row) * op.n + col] = acc[i][j][e];
+            float* dst = op.partials + (w.slice * op.m + row) * op.n + col;
+            if (pairs && both) {
+              *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+            } else {
+              dst[0] = v0;
+              if (both) dst[1] = v1;
+            }
+            continue;
+          }
+          const uint16_t o0 = epilogue_alpha_before_bf16(v0, alpha, op.bias ? bf16_to_f32(op.bias[col]) : -0.0f);
+          const uint16_t o1 = both ? epilogue_alpha_before_bf16(v1, alpha, op.bias ? bf16_to_f32(op.bias[col + 1]) : -0.0f) : 0;
+          const int64_t at = row * op.n + col;
+          if (pairs && both) {
+            if (op.raw) *reinterpret_cast<float2*>(op.raw + at) = make_float2(v0, v1);  // production callers skip it
+            *reinterpret_cast<uint32_t*>(op.out + at) = static_cast<uint32_t>(o0) | (static_cast<uint32_t>(o1) << 16);
           } else {
-            if (op.raw) op.raw[row * op.n + col] = acc[i][j][e];  // production callers may skip the fp32 copy
-            op.out[row * op.n + col] = epilogue_alpha_before_bf16(acc[i][j][e], alpha, op.bias ? bf16_to_f32(op.bias[col]) : -0.0f);
+            if (op.raw) op.raw[at] = v0;
+            op.out[at] = o0;
+            if (both) {
+              if (op.raw) op.raw[at + 1] = v1;
+              op.out[at + 1] = o1;
+            }
           }
         }
   }
+}
+
+// cuTensorMapEncodeTiled (its CUDA 12.0 ABI) through the runtime's driver entry point (no link against libcuda).
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
+                                 const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+// [rows][pitch] bytes as a 2-D tensor, boxes of kRowBytes x box_rows with the 64-byte swizzle the
+// consumers' ldmatrix offsets undo; rows and bytes past the tensor read as zeros.
+Result<CUtensorMap> operand_map(const uint8_t* data, int64_t rows, int64_t pitch, int box_rows, const char* what) {
+  static const EncodeTiled encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();
+      fn = nullptr;
+    }
+    return reinterpret_cast<EncodeTiled>(fn);
+  }();
+  if (!encode) return cuda_error("sm120p: cuTensorMapEncodeTiled is not available from the driver");
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(pitch), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(pitch)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kRowBytes), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem[2] = {1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<uint8_t*>(data), dims, strides, box, elem,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return cuda_error(std::string("sm120p: cuTensorMapEncodeTiled failed for ") + what + " (code " + std::to_string(r) + ")");
+  return map;
 }
 
 template <int kMode>
@@ -297,12 +397,19 @@ Status launch_mode(const GemmOperands& op, int sm_count, cudaStream_t stream, co
     }
     return n;
   }();
+  // NVFP4_SM120P_CTAS_PER_SM caps the CTAs per SM below what fits (for measuring the data path at a
+  // GB10's one CTA per SM on a GPU that holds more).
+  int ctas_per_sm = per_sm;
+  if (const char* e = std::getenv("NVFP4_SM120P_CTAS_PER_SM")) ctas_per_sm = std::min(per_sm, std::max(1, std::atoi(e)));
   if (per_sm < 1)
     return unsupported(std::string(name) + ": this GPU cannot hold one CTA (" + std::to_string(kSmemBytes) +
                        " bytes of shared memory, " + std::to_string(kThreads) + " threads)");
   const int64_t items = ((op.m + kTileM - 1) / kTileM) * ((op.n + kTileN - 1) / kTileN) * op.splits;
-  const int64_t grid = std::min<int64_t>(items, static_cast<int64_t>(sm_count) * per_sm);  // persistent
-  kernel<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(op);
+  const int64_t grid = std::min<int64_t>(items, static_cast<int64_t>(sm_count) * ctas_per_sm);  // persistent
+  // The maps name this call's buffers: encoded per launch (host only, about a microsecond).
+  NVFP4_ASSIGN_OR_RETURN(CUtensorMap tma_a, operand_map(op.a, op.m, op.k64 / 2, kTileM, "A"));
+  NVFP4_ASSIGN_OR_RETURN(CUtensorMap tma_w, operand_map(op.w, op.n, op.k64 / 2, kTileN, "W"));
+  kernel<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(op, tma_a, tma_w);
   NVFP4_CUDA_LAUNCH_TRY(name);
   return Status::ok();
 }
