@@ -179,7 +179,7 @@ __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(full0 + 8 * s, 1);                // the producer's arrive (+ the copies' bytes)
-      mbar_init(empty0 + 8 * s, kConsumerWarps);  // one arrive per consumer warp
+      mbar_init(empty0 + 8 * s, 32 * kConsumerWarps);  // one arrive per consumer thread
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -304,8 +304,9 @@ __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
           }
         }
       }
-      __syncwarp();
-      if (lane == 0) mbar_arrive(empty0 + 8 * s);
+      // Every consumer thread arrives: an arrive releases only its own thread's reads of the stage
+      // (PTX memory model); one instruction per warp either way.
+      mbar_arrive(empty0 + 8 * s);
     }
     if (!warp_live) continue;
     // Fused epilogue, or the slice's fp32 partial (C/D map: c0,c1 = row g cols 2t,2t+1; c2,c3 = row g+8).
