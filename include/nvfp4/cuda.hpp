@@ -90,8 +90,9 @@ Status check_gpu_contract(GpuGemmKernel kernel, const ReductionContract& contrac
 // tensor, a framework's buffer), work enqueued on the caller's stream, nothing copied through the
 // host and nothing synchronized. Workspaces are stream-ordered (cudaMallocAsync / cudaFreeAsync).
 
-// A weight prepacked on one GPU for one kernel, made once (the prepack runs on the host: the weight's
-// bytes come from a host Tensor) and reused by every linear_gpu_device call. Kernels: kSm90 (the
+// A weight prepacked on one GPU for one kernel, made once and reused by every linear_gpu_device /
+// matmul_gpu_device call: by prepare_weight_gpu from a host Tensor (the prepack runs on the host), or
+// by prepare_weight_gpu_device from device memory (the prepack runs on the GPU, same bytes). Kernels: kSm90 (the
 // Hopper path's fragment-order codes and per-row records), kSm120Native / kSm120Emulated (the
 // streaming A producer's lo_first operand). Freeing it (cudaFree) waits for the device to be idle.
 class PreparedWeight {
@@ -119,6 +120,48 @@ struct DeviceLinear {
   void* stream = nullptr;
 };
 Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& args);
+
+// A weight already in device memory (a CUDA weight tensor) prepacked on its GPU by kernels enqueued
+// on `stream` (the sm90 fragment-order codes and records, or the SM120 lo_first operand: the same
+// bytes prepare_weight_gpu makes from the host Tensor), nothing copied through the host; waits for
+// `stream` once at the end, so the result is usable from any stream.
+struct DeviceWeightSource {
+  const uint8_t* data = nullptr;    // [roundup(n,16)][pitch] packed codes in `nibbles` order
+  const uint8_t* scales = nullptr;  // UE4M3 128x4 swizzled [roundup(n,128)][roundup(k16/16,4)]
+  int64_t n = 0, k = 0;             // logical [n][k]; rows past n are not read
+  int64_t pitch = 0;                // bytes per row (0: roundup(k,16)/2)
+  NibbleOrder nibbles = NibbleOrder::kHiFirst;
+  float global_scale = 0.0f;        // s_w (used by linear_gpu_device's alpha)
+  void* stream = nullptr;
+  int device = -1;                  // the CUDA device holding data and scales (-1: the current one)
+};
+Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu_device(const DeviceWeightSource& w, GpuGemmKernel kernel);
+
+// D = A · W^T for an already-quantized NVFP4 A in device memory (comfy-kitchen's scaled_mm_nvfp4):
+// bf16 out [m][n] = bf16(f32(alpha * acc) + bias), sequential contract, bit-identical to
+// gemm_oracle. kSm90: packed A goes through the sm90 pre-pass; kSm120*: read by the SM120 kernel.
+// A hi_first A, or one whose rows are not K64/2 bytes, is repacked on the device first (a
+// stream-ordered workspace). Every pointer is device memory on w's device; enqueued on stream.
+struct DeviceMatmul {
+  const uint8_t* a = nullptr;         // [m][a_pitch] packed codes in `nibbles` order
+  const uint8_t* a_scales = nullptr;  // UE4M3 128x4 swizzled [roundup(m16,128)][roundup(k16/16,4)], zero padded
+  int64_t m = 0, k = 0;
+  int64_t a_pitch = 0;                // bytes per row (0: roundup(k,16)/2)
+  NibbleOrder nibbles = NibbleOrder::kHiFirst;
+  float alpha = 1.0f;
+  const uint16_t* bias = nullptr;     // [n] bf16, or null
+  uint16_t* out = nullptr;            // [m][n] bf16
+  float* raw = nullptr;               // [m][n] fp32 accumulators (no alpha), or null
+  void* stream = nullptr;
+};
+Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& args);
+// A prepared weight's device bytes copied to the host (tests, diagnostics). kSm90: the fragment-order
+// codes, the swizzled scales and the records (sm90::WRec bytes); kSm120*: the lo_first operand and its
+// scales, no records.
+struct PreparedWeightBytes {
+  std::vector<uint8_t> codes, scales, records;
+};
+Result<PreparedWeightBytes> prepared_weight_bytes(const PreparedWeight& w);
 
 // comfy-cuda quantization of bf16 x [rows][cols] in device memory into device buffers laid out as
 // quantize()'s Tensor would be (data [rows16][cols16/2], scales in opt.scale_layout, zero padding

@@ -11,9 +11,12 @@ bit patterns; packed codes and block scales are ``uint8`` (torch ``float8_e4m3fn
 their bytes).
 
 CUDA tensors are read and written in place through DLPack, on the caller's current stream
-(``torch.cuda.current_stream()``), by ``linear`` (backends sm90, sm120-native, sm120-emulated: ``auto``
-on Hopper and SM120/SM121), ``quantize`` (recipe comfy-cuda), ``dequantize`` (comfy-cuda, swizzled
-scales) and ``global_scale``. What still goes through the host is listed in each function's docstring.
+(``torch.cuda.current_stream()``), by ``linear`` and ``matmul`` (backends sm90, sm120-native,
+sm120-emulated: ``auto`` on Hopper and SM120/SM121; a CUDA weight is prepacked on its GPU),
+``quantize`` (recipe comfy-cuda), ``dequantize`` (comfy-cuda, swizzled scales) and ``global_scale``.
+What still goes through the host is listed in each function's docstring; ``host_copies`` counts every
+copy of a CUDA tensor to the host and back (``to_host``, ``from_host``) and every one-value read of a
+CUDA scalar (``scalars``).
 
 Errors raise ``ValueError`` (bad input), ``OSError`` (files), ``NotImplementedError`` (unsupported on
 this machine or build) or ``RuntimeError`` (CUDA), with the library's one-line message.
@@ -35,7 +38,7 @@ import weakref
 import numpy as np
 
 from . import _core
-from ._arrays import cuda_stream, from_host, is_cuda, is_torch, on_device, scalar_f32, to_host
+from ._arrays import cuda_stream, from_host, host_copies, is_cuda, is_torch, on_device, scalar_f32, to_host
 
 __version__: str = _core.__version__
 
@@ -45,6 +48,7 @@ __all__ = [
     "dequantize",
     "explain",
     "global_scale",
+    "host_copies",
     "linear",
     "matmul",
     "quantize",
@@ -215,8 +219,15 @@ def matmul(
     under the reduction ``contract`` (see ``linear``). alpha defaults to f32(a.global_scale * w.global_scale).
     With return_raw, also the fp32 accumulators acc (no alpha, no bias). N is w.shape[0].
 
-    CUDA tensors go through the host here (the library's device path quantizes A from bf16 inside the
-    GEMM; it has no entry for an A that is already packed): use ``linear`` on the bf16 activation."""
+    A CUDA ``a.data`` whose backend resolves to sm90 (``auto`` on Hopper), sm120-native or
+    sm120-emulated, with the sequential contract, runs on its GPU on the current stream: A, its
+    scales, the bias and the outputs (allocated by torch) stay on the device (a hi_first A, or K not a
+    multiple of 64, is repacked there into the kernels' lo_first rows; sm90 reads it through its
+    activation pre-pass), nothing waits. W is prepacked for the kernel once per (W tensor, its version,
+    scales, N, nibbles, backend), like ``linear``'s weight: on its GPU when W is a CUDA tensor (nothing
+    through the host), on the host when it is a CPU array. A global scale or alpha given as a CUDA
+    tensor is read to the host (4 bytes each, waiting for the stream; see ``host_copies``). Other
+    backends (gpu-model, sm120p-*, cpu-oracle, split-K contracts) take CUDA inputs through the host."""
     if a.nibbles != w.nibbles:
         raise ValueError(f"a has {a.nibbles} nibbles, w has {w.nibbles}: convert one first")
     for name, t in (("a", a), ("w", w)):
@@ -224,6 +235,10 @@ def matmul(
             raise ValueError(f"{name} must have swizzled128x4 scales, got {t.scale_layout}")
     if int(a.shape[1]) != int(w.shape[1]):
         raise ValueError(f"K mismatch: a is {tuple(a.shape)}, w is {tuple(w.shape)}")
+    if is_cuda(a.data) and contract == "sequential":
+        name = resolve_backend(backend, contract)
+        if name in _DEVICE_BACKENDS:
+            return _matmul_device(a, w, alpha, bias, name, return_raw)
     ad, origin = to_host(a.data, "a.data")
     asf, _ = to_host(a.scales, "a.scales")
     wd, _ = to_host(w.data, "w.data")
@@ -273,12 +288,13 @@ def linear(
     static input_scale: sm90 only) runs on x's GPU on the current stream, zero-copy: x, bias and the
     outputs (allocated by torch) stay on the device, s_x is formed on the GPU, nothing waits. The
     weight is prepacked for the kernel once per (weight tensor, its version, weight_scale,
-    weight_scale_2, N, backend) and kept while the weight tensor lives: that first call copies the
-    weight's bytes to the host (the prepack runs there), later calls copy nothing. An input_scale
-    given as a CUDA tensor is read to the host (4 bytes, waiting for the stream). Other backends
-    (gpu-model, sm120p-*, cpu-oracle, split-K contracts) take CUDA inputs through the host.
+    weight_scale_2, N, backend) and kept while the weight tensor lives: a CUDA weight is prepacked on
+    its GPU by the library's prepack kernel (that first call waits for the stream once; nothing goes
+    through the host), a CPU weight on the host and uploaded. An input_scale or weight_scale_2 given
+    as a CUDA tensor is read to the host (4 bytes, waiting for the stream). Other backends (gpu-model,
+    sm120p-*, cpu-oracle, split-K contracts) take CUDA inputs through the host.
     """
-    if is_cuda(x):
+    if is_cuda(x) and contract == "sequential":
         name = resolve_backend(backend, contract)
         if name in _DEVICE_BACKENDS and (input_scale is None or name == "sm90"):
             return _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, name, out_features,
@@ -312,19 +328,27 @@ def _identity(t: Any) -> tuple:
     return ("value", float(np.float32(np.asarray(t).reshape(-1)[0]))) if np.asarray(t).size == 1 else ("array", id(t))
 
 
-def _prepared_weight(weight, weight_scale, weight_scale_2, k, bias_len, out_features, backend, device):
+def _prepared_weight(weight, weight_scale, weight_scale_2, k, bias_len, out_features, backend, device,
+                     nibbles="hi_first"):
     cacheable = is_torch(weight)  # numpy arrays have no version to tell a changed weight by
     key = (_identity(weight), _identity(weight_scale), _identity(weight_scale_2), k, bias_len, out_features, backend,
-           device.index)
+           device.index, nibbles)
     if cacheable:
         hit = _prepared.get(id(weight))
         if hit is not None and hit[0] == key:
             return hit[1]
-    wh, _ = to_host(weight, "weight")  # the one host copy of a CUDA weight; see linear's docstring
-    wsh, _ = to_host(weight_scale, "weight_scale")
     s_w = scalar_f32(weight_scale_2, "weight_scale_2")
-    p = _core.prepare_weight(wh, wsh, s_w, k, bias_len, out_features, backend,
-                             device.index if device.index is not None else -1)
+    if is_cuda(weight) and weight.device == device:
+        # Prepacked on the GPU from the weight's own memory (the library's prepack kernel).
+        p = _core.prepare_weight_device(on_device(weight, device, "weight"), on_device(weight_scale, device, "weight_scale"),
+                                        s_w, k, bias_len, out_features, backend, nibbles, cuda_stream(device))
+    else:
+        if nibbles != "hi_first":
+            raise ValueError(f"a host weight is prepacked from hi_first codes; got {nibbles}")
+        wh, _ = to_host(weight, "weight")  # a CPU weight, or one on another GPU
+        wsh, _ = to_host(weight_scale, "weight_scale")
+        p = _core.prepare_weight(wh, wsh, s_w, k, bias_len, out_features, backend,
+                                 device.index if device.index is not None else -1)
     if cacheable:
         if id(weight) not in _prepared:
             weakref.finalize(weight, _prepared.pop, id(weight), None)
@@ -351,6 +375,34 @@ def _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, b
     _core.linear_device(p, x2, b, s_in, out, raw, cuda_stream(dev))
     out = out.reshape(*lead, n)
     return (out, raw.reshape(*lead, n)) if return_raw else out
+
+
+def _matmul_device(a, w, alpha, bias, backend, return_raw):
+    import torch
+
+    dev = a.data.device
+    m, k, n = int(a.shape[0]), int(a.shape[1]), int(w.shape[0])
+    if not is_cuda(w.data) and w.nibbles != "hi_first":
+        w = NVFP4Tensor(*_lo_to_hi(w))
+    p = _prepared_weight(w.data, w.scales, w.global_scale, k, None, n, backend, dev, w.nibbles)
+    ad = on_device(a.data, dev, "a.data")
+    asf = on_device(a.scales, dev, "a.scales")
+    b = None if bias is None else on_device(bias, dev, "bias").reshape(-1)
+    al = (float(np.float32(scalar_f32(a.global_scale, "a.global_scale")) *
+                np.float32(scalar_f32(w.global_scale, "w.global_scale")))
+          if alpha is None else scalar_f32(alpha, "alpha"))
+    out = torch.empty((m, n), dtype=torch.bfloat16, device=dev)
+    raw = torch.empty((m, n), dtype=torch.float32, device=dev) if return_raw else None
+    _core.matmul_device(p, ad, asf, m, k, a.nibbles, al, b, out, raw, cuda_stream(dev))
+    return (out, raw) if return_raw else out
+
+
+def _lo_to_hi(w: NVFP4Tensor) -> tuple:
+    """A host lo_first weight's fields with hi_first codes (the host prepack reads hi_first)."""
+    d, _ = to_host(w.data, "w.data")
+    d = np.asarray(d)
+    d = ((d << 4) | (d >> 4)).astype(np.uint8)
+    return d, w.scales, w.global_scale, w.shape, "hi_first", w.scale_layout
 
 
 # ---------------------------------------------------------------------------------------------

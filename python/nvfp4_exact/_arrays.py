@@ -16,6 +16,14 @@ from typing import Any, Optional
 import numpy as np
 
 
+#: How many times a device (CUDA) tensor was copied to the host (``to_host``) and a result copied back
+#: to a device (``from_host``) since the counters were last reset: the package's host round trips,
+#: counted where they happen. Exposed as ``nvfp4_exact.host_copies``; tests reset it and assert zero.
+#: ``scalars`` counts one-value reads of a CUDA tensor (a global scale handed over as a tensor:
+#: 4 bytes, waiting for the stream) separately.
+host_copies = {"to_host": 0, "from_host": 0, "scalars": 0}
+
+
 def is_torch(a: Any) -> bool:
     return type(a).__module__.split(".", 1)[0] == "torch"
 
@@ -51,6 +59,7 @@ def to_host(a: Any, name: str) -> tuple[Any, Origin]:
             t = t.view(torch.uint8)  # block scales: UE4M3 bytes (DLPack has no float8 code everywhere)
         origin = Origin(t.device)
         if t.device.type != "cpu":
+            host_copies["to_host"] += 1
             t = t.cpu()  # the host copy; see the module docstring
         return t.contiguous(), origin
     if not isinstance(a, np.ndarray):
@@ -70,6 +79,7 @@ def from_host(a: np.ndarray, origin: Origin, bf16: bool = False) -> Any:
 
     t = torch.from_numpy(a.view(np.int16)).view(torch.bfloat16) if bf16 else torch.from_numpy(a)
     if origin.device.type != "cpu":
+        host_copies["from_host"] += 1
         t = t.to(origin.device)  # back to the caller's device; see the module docstring
     return t
 
@@ -80,6 +90,8 @@ def scalar_f32(v: Any, name: str) -> float:
     if is_torch(v):
         if v.numel() != 1:
             raise ValueError(f"{name} must hold one value, got {v.numel()}")
+        if v.device.type != "cpu":
+            host_copies["scalars"] += 1
         return float(np.float32(v.detach().float().cpu().item()))
     a = np.asarray(v)
     if a.size != 1:

@@ -18,6 +18,13 @@ Each is offered for bf16 data on CPU and CUDA tensors (other dtypes, a nonzero e
 fall through to comfy-kitchen's other backends). The GEMM runs on the fastest exact backend of the
 machine (``nvfp4_exact.resolve_backend()``), else the CPU oracle.
 
+On CUDA tensors all three run on the GPU, on the current stream. ``scaled_mm_nvfp4`` goes through
+``nvfp4_exact.matmul``'s device path where the backend has one (sm90 on Hopper, sm120-native /
+sm120-emulated): packed a, its block scales and the output stay on the device, the weight b is
+prepacked once on its GPU (kept while the b tensor lives). The global scales (and alpha), which
+comfy-kitchen passes as CUDA tensors, are read to the host: 4 bytes each, waiting for the stream.
+Other backends (gpu-model, cpu-oracle) take the operands through the host.
+
 comfy-kitchen's ``TensorCoreNVFP4Layout.supports_fast_matmul()`` (what callers such as ComfyUI ask
 before taking the quantized-matmul path) is True only on SM >= 10.0; while this backend is installed
 it is True on every device, since the backend computes that path's bits anywhere.

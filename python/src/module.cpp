@@ -240,7 +240,8 @@ GemmResultPy py_gemm(const HostArray& a_data, const HostArray& a_scales, const H
 // f32(bf16(amax/2688)), or the static input_scale), alpha = f32(s_x * s_w), then the GEMM.
 // The weight's logical [n][k] from its [roundup(n,16)][roundup(k,16)/2] bytes, the activation's K,
 // the bias and out_features; checked, with the library's messages.
-std::pair<int64_t, int64_t> weight_shape(const HostArray& weight, int64_t k, std::optional<int64_t> bias_len,
+template <typename A>
+std::pair<int64_t, int64_t> weight_shape(const A& weight, int64_t k, std::optional<int64_t> bias_len,
                                          std::optional<int64_t> out_features) {
   need_2d(weight, "weight");
   if (static_cast<int64_t>(weight.shape(1)) * 2 != roundup(k, 16))
@@ -337,6 +338,104 @@ void py_linear_device(const PyPreparedWeight& pw, const CudaArray& x, const std:
     st = linear_gpu_device(w, a);
   }
   check(st);
+}
+
+// A ComfyUI layer's weight already on a GPU (codes in `nibbles` order, swizzled scales) prepacked
+// there for `backend` by kernels on `stream`: nothing goes through the host.
+PyPreparedWeight py_prepare_weight_device(const CudaArray& weight, const CudaArray& weight_scale, float weight_scale_2, int64_t k,
+                                          std::optional<int64_t> bias_len, std::optional<int64_t> out_features,
+                                          const std::string& backend, const std::string& nibbles, uintptr_t stream) {
+  const int64_t n = weight_shape(weight, k, bias_len, out_features).first;
+  const GpuGemmKernel kernel = take(parse_gpu_kernel(backend));
+  const int dev = device_of(weight);
+  same_device(weight_scale, dev, "weight_scale");
+  if (weight.itemsize() != 1 || weight_scale.itemsize() != 1)
+    raise(invalid_argument("weight and weight_scale must be one-byte arrays (uint8 / float8_e4m3fn)"));
+  const Geometry g = Geometry::of(n, k);
+  if (static_cast<int64_t>(weight.shape(0)) < g.rows16)
+    raise(invalid_argument("weight has " + std::to_string(weight.shape(0)) + " rows, N = " + std::to_string(n) + " needs " +
+                           std::to_string(g.rows16)));
+  const int64_t want_sf = roundup(static_cast<int64_t>(weight.shape(0)), 128) * g.sf_cols_pad;
+  if (static_cast<int64_t>(weight_scale.size()) != want_sf && static_cast<int64_t>(weight_scale.size()) != g.scale_bytes(ScaleLayout::kSwizzled128x4))
+    raise(invalid_argument("weight_scale has " + std::to_string(weight_scale.size()) + " bytes, swizzled scales of a [" +
+                           std::to_string(weight.shape(0)) + "][" + std::to_string(k) + "] weight have " + std::to_string(want_sf)));
+  DeviceWeightSource src;
+  src.data = static_cast<const uint8_t*>(weight.data());
+  src.scales = static_cast<const uint8_t*>(weight_scale.data());
+  src.n = n;
+  src.k = k;
+  src.pitch = static_cast<int64_t>(weight.shape(1));
+  src.nibbles = take(parse_nibble_order(nibbles));
+  src.global_scale = weight_scale_2;
+  src.stream = stream_of(stream);
+  src.device = dev;
+  Result<std::shared_ptr<const PreparedWeight>> r = invalid_argument("");
+  {
+    nb::gil_scoped_release unlocked;
+    r = prepare_weight_gpu_device(src, kernel);
+  }
+  return PyPreparedWeight{take(std::move(r)), backend};
+}
+
+// D = A · W^T with A already quantized on the GPU (comfy-kitchen's scaled_mm_nvfp4): a [>= m16][k16/2]
+// codes, a_scales swizzled; writes out (and raw) on `stream`.
+void py_matmul_device(const PyPreparedWeight& pw, const CudaArray& a, const CudaArray& a_scales, int64_t m, int64_t k,
+                      const std::string& nibbles, float alpha, const std::optional<CudaArray>& bias, CudaArray& out,
+                      std::optional<CudaArray>& raw, uintptr_t stream) {
+  const PreparedWeight& w = *pw.w;
+  need_2d(a, "a");
+  same_device(a, w.device, "a");
+  same_device(a_scales, w.device, "a_scales");
+  if (a.itemsize() != 1 || a_scales.itemsize() != 1) raise(invalid_argument("a and a_scales must be one-byte arrays (uint8)"));
+  check(check_dim(m, "m"));
+  const Geometry g = Geometry::of(m, k);
+  if (static_cast<int64_t>(a.shape(1)) != g.row_bytes() || static_cast<int64_t>(a.shape(0)) < m)
+    raise(invalid_argument("a is [" + std::to_string(a.shape(0)) + "][" + std::to_string(a.shape(1)) + "], expected [" +
+                           std::to_string(g.rows16) + "][" + std::to_string(g.row_bytes()) + "] for A [" + std::to_string(m) +
+                           "][" + std::to_string(k) + "]"));
+  const int64_t want_sf = roundup(static_cast<int64_t>(a.shape(0)), 128) * g.sf_cols_pad;
+  if (static_cast<int64_t>(a_scales.size()) < g.scale_bytes(ScaleLayout::kSwizzled128x4) ||
+      static_cast<int64_t>(a_scales.size()) > std::max(want_sf, g.scale_bytes(ScaleLayout::kSwizzled128x4)))
+    raise(invalid_argument("a_scales has " + std::to_string(a_scales.size()) + " bytes, A's swizzled scales have " +
+                           std::to_string(g.scale_bytes(ScaleLayout::kSwizzled128x4))));
+  DeviceMatmul d;
+  d.a = static_cast<const uint8_t*>(a.data());
+  d.a_scales = static_cast<const uint8_t*>(a_scales.data());
+  d.m = m;
+  d.k = k;
+  d.a_pitch = static_cast<int64_t>(a.shape(1));
+  d.nibbles = take(parse_nibble_order(nibbles));
+  d.alpha = alpha;
+  if (bias) same_device(*bias, w.device, "bias");
+  d.bias = bias_of(bias, w.n);
+  same_device(out, w.device, "out");
+  need_size(out.size(), m * w.n, "out");
+  d.out = static_cast<uint16_t*>(out.data());
+  if (raw) {
+    same_device(*raw, w.device, "raw");
+    need_size(raw->size(), m * w.n, "raw");
+    if (!is_dtype(*raw, nb::dlpack::dtype_code::Float, 32)) raise(invalid_argument("raw must be float32"));
+    d.raw = static_cast<float*>(raw->data());
+  }
+  d.stream = stream_of(stream);
+  Status st;
+  {
+    nb::gil_scoped_release unlocked;
+    st = matmul_gpu_device(w, d);
+  }
+  check(st);
+}
+
+nb::tuple py_prepared_bytes(const PyPreparedWeight& pw) {
+  Result<PreparedWeightBytes> r = invalid_argument("");
+  {
+    nb::gil_scoped_release unlocked;
+    r = prepared_weight_bytes(*pw.w);
+  }
+  PreparedWeightBytes b = take(std::move(r));
+  const size_t nc = b.codes.size(), ns = b.scales.size(), nr = b.records.size();
+  return nb::make_tuple(to_numpy(std::move(b.codes), {nc}), to_numpy(std::move(b.scales), {ns}),
+                        to_numpy(std::move(b.records), {nr}));
 }
 
 // Output shapes are the caller's to allocate: [rows16][cols16/2] codes and the layout's scales.
@@ -495,6 +594,15 @@ NB_MODULE(_core, m) {
   m.def("linear_device", &py_linear_device, nb::arg("weight"), nb::arg("x"), nb::arg("bias").none(),
         nb::arg("input_scale").none(), nb::arg("out"), nb::arg("raw").none(), nb::arg("stream"),
         "the linear layer on CUDA arrays, enqueued on `stream` (a cudaStream_t as an integer); writes out (and raw)");
+  m.def("prepare_weight_device", &py_prepare_weight_device, nb::arg("weight"), nb::arg("weight_scale"),
+        nb::arg("weight_scale_2"), nb::arg("k"), nb::arg("bias_len").none(), nb::arg("out_features").none(),
+        nb::arg("backend"), nb::arg("nibbles"), nb::arg("stream"),
+        "a weight already on a GPU (CUDA arrays) prepacked there for `backend` on `stream` (waits for it once)");
+  m.def("matmul_device", &py_matmul_device, nb::arg("weight"), nb::arg("a"), nb::arg("a_scales"), nb::arg("m"), nb::arg("k"),
+        nb::arg("nibbles"), nb::arg("alpha"), nb::arg("bias").none(), nb::arg("out"), nb::arg("raw").none(),
+        nb::arg("stream"), "D = A W^T for a packed NVFP4 A on the GPU, enqueued on `stream`; writes out (and raw)");
+  m.def("prepared_bytes", &py_prepared_bytes, nb::arg("weight"),
+        "a prepared weight's device bytes (codes, scales, records) as numpy arrays (tests)");
   m.def("quantize_device", &py_quantize_device, nb::arg("x"), nb::arg("global_scale"), nb::arg("nibbles"), nb::arg("scales"),
         nb::arg("pad"), nb::arg("data"), nb::arg("scales_out"), nb::arg("stream"),
         "comfy-cuda quantization of a CUDA bf16 array into caller-allocated CUDA arrays, on `stream`");

@@ -150,3 +150,28 @@ def test_uninstall_restores_the_gate():
     comfy.install()
     comfy.uninstall()
     assert TensorCoreNVFP4Layout.supports_fast_matmul() == TensorCoreNVFP4Layout._nvfp4_exact_original()
+
+
+@needs_comfy
+def test_f_linear_on_cuda_tensors_stays_on_the_device(ck):
+    """scaled_mm_nvfp4 on CUDA operands: the device path (sm90 on Hopper), no host round trip of A,
+    the weight or the output (nvfp4_exact.host_copies; the global scales comfy-kitchen hands over as
+    CUDA tensors are one-value reads, counted apart), the weight prepacked once on the GPU."""
+    import torch
+    import nvfp4_exact.comfy as comfy
+
+    if "cuda" not in _devices():
+        pytest.skip("no CUDA device")
+    if nx.resolve_backend("auto") not in nx._DEVICE_BACKENDS:
+        pytest.skip(f"auto is {nx.resolve_backend('auto')} here, which has no device path")
+    x_np, w_np, qx, qw = _layer("cuda", 27)
+    want = _oracle(x_np, w_np, qx, qw)
+    for k in nx.host_copies:
+        nx.host_copies[k] = 0
+    for _ in range(2):  # the second call reuses the prepared weight
+        y = torch.nn.functional.linear(qx, qw)
+    assert comfy.calls["scaled_mm_nvfp4"] == 2
+    assert nx.host_copies["to_host"] == 0 and nx.host_copies["from_host"] == 0, nx.host_copies
+    assert y.device == qx._qdata.device and y.dtype == torch.bfloat16 and tuple(y.shape) == (40, 72)
+    assert np.array_equal(_bits(y), want)
+    assert len([v for v in nx._prepared.values() if v[1].backend == nx.resolve_backend("auto")]) >= 1

@@ -97,6 +97,45 @@ struct Sm120Weight final : PreparedWeight {
   int64_t k64 = 0;
 };
 
+// The sm90 pre-pass (prep: its input side, from packed A or from bf16 x) and the GEMM on w, enqueued
+// on stream with workspaces sized as sm90::DeviceActivations sizes them. alpha_dev: the device alpha
+// (streaming), else alpha.
+Status run_sm90_device(const Sm90Weight& sw, cuda::Sm90Prep prep, int64_t m, const DeviceProps& props, float alpha,
+                       const float* alpha_dev, const uint16_t* bias, float* raw, uint16_t* out, cudaStream_t stream) {
+  const int bm = cuda::sm90_pick_bm(m, sw.n, props.sm_count);
+  const int64_t chunks = sw.dw.chunks, mp = (m + bm - 1) / bm * bm;
+  StreamBuffer<uint16_t> a16(stream);
+  StreamBuffer<cuda::sm90::TokenRec> trec(stream);
+  StreamBuffer<cuda::sm90::GroupRec> grec(stream);
+  NVFP4_TRY(a16.alloc(static_cast<size_t>(mp * chunks * 64)));
+  NVFP4_TRY(trec.alloc(static_cast<size_t>(mp * chunks)));
+  NVFP4_TRY(grec.alloc(static_cast<size_t>(mp / bm * chunks * 4)));
+  prep.m = m;
+  prep.chunks = chunks;
+  prep.bm = bm;
+  prep.a16 = a16.get();
+  prep.trec = trec.get();
+  prep.grec = grec.get();
+  NVFP4_TRY(cuda::launch_sm90_prep(prep, stream));
+  cuda::Sm90Gemm g;
+  g.a16 = a16.get();
+  g.trec = trec.get();
+  g.grec = grec.get();
+  g.wq = sw.dw.wq.get();
+  g.sfw = sw.dw.sfw.get();
+  g.wrec = sw.dw.wrec.get();
+  g.m = m;
+  g.n = sw.n;
+  g.chunks = chunks;
+  g.bm = bm;
+  g.alpha = alpha;
+  g.alpha_dev = alpha_dev;
+  g.bias = bias;
+  g.raw = raw;
+  g.out = out;
+  return cuda::launch_sm90_gemm(g, props.sm_count, stream);
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu(const Tensor& w, GpuGemmKernel kernel, int device) {
@@ -153,48 +192,17 @@ Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& a) {
   if (a.s_static == 0.0f) NVFP4_TRY(cuda::launch_amax_bf16(a.x, a.m * a.k, damax.get(), stream));
 
   if (w.kernel == GpuGemmKernel::kSm90) {
-    const auto& sw = static_cast<const Sm90Weight&>(w);
-    const int bm = cuda::sm90_pick_bm(a.m, w.n, props.sm_count);
-    const int64_t chunks = sw.dw.chunks, mp = (a.m + bm - 1) / bm * bm;
-    // The pre-pass outputs, sized as sm90::DeviceActivations sizes them.
-    StreamBuffer<uint16_t> a16(stream);
-    StreamBuffer<cuda::sm90::TokenRec> trec(stream);
-    StreamBuffer<cuda::sm90::GroupRec> grec(stream);
-    StreamBuffer<float> dalpha(stream);
-    NVFP4_TRY(a16.alloc(static_cast<size_t>(mp * chunks * 64)));
-    NVFP4_TRY(trec.alloc(static_cast<size_t>(mp * chunks)));
-    NVFP4_TRY(grec.alloc(static_cast<size_t>(mp / bm * chunks * 4)));
-    NVFP4_TRY(dalpha.alloc(1));
     cuda::Sm90Prep prep;
     prep.x = a.x;
     prep.k = a.k;
     prep.x_amax = damax.get();
     prep.s_static = a.s_static;
     prep.s_w = w.s_w;
+    StreamBuffer<float> dalpha(stream);
+    NVFP4_TRY(dalpha.alloc(1));
     prep.alpha_out = dalpha.get();
-    prep.m = a.m;
-    prep.chunks = chunks;
-    prep.bm = bm;
-    prep.a16 = a16.get();
-    prep.trec = trec.get();
-    prep.grec = grec.get();
-    NVFP4_TRY(cuda::launch_sm90_prep(prep, stream));
-    cuda::Sm90Gemm g;
-    g.a16 = a16.get();
-    g.trec = trec.get();
-    g.grec = grec.get();
-    g.wq = sw.dw.wq.get();
-    g.sfw = sw.dw.sfw.get();
-    g.wrec = sw.dw.wrec.get();
-    g.m = a.m;
-    g.n = w.n;
-    g.chunks = chunks;
-    g.bm = bm;
-    g.alpha_dev = dalpha.get();
-    g.bias = a.bias;
-    g.raw = a.raw;
-    g.out = a.out;
-    return cuda::launch_sm90_gemm(g, props.sm_count, stream);
+    return run_sm90_device(static_cast<const Sm90Weight&>(w), prep, a.m, props, 0.0f, dalpha.get(), a.bias, a.raw, a.out,
+                           stream);
   }
 
   const auto& sw = static_cast<const Sm120Weight&>(w);
@@ -267,6 +275,152 @@ Status dequantize_gpu_device(const uint8_t* data, const uint8_t* scales, int64_t
   const Geometry g = Geometry::of(rows, cols);
   return cuda::launch_dequantize_comfy(data, scales, g.rows16, g.cols16, global_scale, nibbles == NibbleOrder::kHiFirst, out,
                                        static_cast<cudaStream_t>(stream_v));
+}
+
+
+Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu_device(const DeviceWeightSource& src, GpuGemmKernel kernel) {
+  if (kernel != GpuGemmKernel::kSm90 && kernel != GpuGemmKernel::kSm120Native && kernel != GpuGemmKernel::kSm120Emulated)
+    return unsupported(std::string("kernel ") + to_string(kernel) +
+                       " has no device-pointer path (sm90, sm120-native and sm120-emulated have)");
+  if (src.data == nullptr || src.scales == nullptr) return invalid_argument("prepare_weight_gpu_device: null pointer");
+  NVFP4_TRY(check_dim(src.n, "prepare_weight_gpu_device: n"));
+  NVFP4_TRY(check_dim(src.k, "prepare_weight_gpu_device: k"));
+  NVFP4_TRY(check_gemm_problem(1, src.n, src.k, 1, "prepare_weight_gpu_device"));
+  if (!std::isfinite(src.global_scale)) return invalid_argument("weight global scale must be finite");
+  const Geometry geom = Geometry::of(src.n, src.k);
+  const int64_t pitch = src.pitch > 0 ? src.pitch : geom.row_bytes();
+  if (pitch < geom.row_bytes())
+    return invalid_argument("prepare_weight_gpu_device: row pitch " + std::to_string(pitch) + " < " +
+                            std::to_string(geom.row_bytes()) + " bytes of a row");
+  DeviceScope scope;
+  NVFP4_TRY(scope.enter(src.device));
+  NVFP4_ASSIGN_OR_RETURN(DeviceProps props, props_of(scope.device()));
+  NVFP4_TRY(check_kernel_on(kernel, props, scope.device()));
+  const auto stream = static_cast<cudaStream_t>(src.stream);
+  const int64_t k64 = roundup(geom.cols16, 64), chunks = k64 / 64;
+  const size_t sf_bytes = static_cast<size_t>(geom.scale_bytes(ScaleLayout::kSwizzled128x4));  // = roundup(n,128) x chunks*4
+  const bool hi_first = src.nibbles == NibbleOrder::kHiFirst;
+  std::shared_ptr<PreparedWeight> out;
+  if (kernel == GpuGemmKernel::kSm90) {
+    auto p = std::make_shared<Sm90Weight>();
+    const int64_t ntiles = (src.n + cuda::sm90::kTileN - 1) / cuda::sm90::kTileN;
+    p->dw.n = src.n;
+    p->dw.chunks = chunks;
+    NVFP4_TRY(p->dw.wq.alloc(static_cast<size_t>(ntiles * chunks * cuda::sm90::kWCodeBytes)));
+    NVFP4_TRY(p->dw.wrec.alloc(static_cast<size_t>(ntiles * chunks * cuda::sm90::kTileN)));
+    NVFP4_TRY(p->dw.sfw.alloc(sf_bytes));
+    NVFP4_CUDA_TRY(cudaMemcpyAsync(p->dw.sfw.get(), src.scales, sf_bytes, cudaMemcpyDeviceToDevice, stream));
+    cuda::Sm90WeightSource ws;
+    ws.data = src.data;
+    ws.pitch = pitch;
+    ws.row_bytes = geom.row_bytes();
+    ws.n = src.n;
+    ws.chunks = chunks;
+    ws.hi_first = hi_first;
+    ws.sf = src.scales;
+    NVFP4_TRY(cuda::launch_sm90_prepack_weight(ws, p->dw.wq.get(), p->dw.wrec.get(), stream));
+    out = p;
+  } else {
+    auto p = std::make_shared<Sm120Weight>();
+    p->k64 = k64;
+    NVFP4_TRY(p->w.alloc(static_cast<size_t>(src.n * k64 / 2)));
+    NVFP4_TRY(p->sfw.alloc(sf_bytes));
+    NVFP4_CUDA_TRY(cudaMemcpyAsync(p->sfw.get(), src.scales, sf_bytes, cudaMemcpyDeviceToDevice, stream));
+    NVFP4_TRY(cuda::launch_pack_lo_first(src.data, pitch, geom.row_bytes(), src.n, hi_first, k64 / 2, p->w.get(), stream));
+    out = p;
+  }
+  // The buffers are plain allocations, usable from any stream: wait for the prepack once.
+  NVFP4_CUDA_TRY(cudaStreamSynchronize(stream));
+  out->n = src.n;
+  out->k = src.k;
+  out->s_w = src.global_scale;
+  out->kernel = kernel;
+  out->device = scope.device();
+  return std::shared_ptr<const PreparedWeight>(std::move(out));
+}
+
+Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& a) {
+  if (a.a == nullptr || a.a_scales == nullptr || a.out == nullptr)
+    return invalid_argument("matmul_gpu_device: a, a_scales and out must be device pointers");
+  NVFP4_TRY(check_dim(a.m, "matmul_gpu_device: m"));
+  if (a.k != w.k)
+    return invalid_argument("K mismatch: a has K = " + std::to_string(a.k) + ", the weight has K = " + std::to_string(w.k));
+  NVFP4_TRY(check_gemm_problem(a.m, w.n, a.k, 1, "matmul_gpu_device"));
+  if (!std::isfinite(a.alpha)) return invalid_argument("alpha must be finite");
+  const Geometry geom = Geometry::of(a.m, a.k);
+  const int64_t pitch = a.a_pitch > 0 ? a.a_pitch : geom.row_bytes();
+  if (pitch < geom.row_bytes())
+    return invalid_argument("matmul_gpu_device: row pitch " + std::to_string(pitch) + " < " + std::to_string(geom.row_bytes()) +
+                            " bytes of a row");
+  NVFP4_TRY(check_aligned(a.out, "out"));
+  if (a.raw) NVFP4_TRY(check_aligned(a.raw, "raw"));
+  DeviceScope scope;
+  NVFP4_TRY(scope.enter(w.device));
+  NVFP4_ASSIGN_OR_RETURN(DeviceProps props, props_of(w.device));
+  const auto stream = static_cast<cudaStream_t>(a.stream);
+  // Packed A as the kernels read it: lo_first rows at pitch K64/2. An A that already is one (lo_first,
+  // K16 a multiple of 64, aligned) is read in place; otherwise it is repacked on the device.
+  const int64_t lda = roundup(geom.cols16, 64) / 2;
+  const bool in_place = a.nibbles == NibbleOrder::kLoFirst && pitch == lda && reinterpret_cast<uintptr_t>(a.a) % 16 == 0;
+  StreamBuffer<uint8_t> packed(stream);
+  const uint8_t* pa = a.a;
+  if (!in_place) {
+    NVFP4_TRY(packed.alloc(static_cast<size_t>(a.m * lda)));
+    NVFP4_TRY(cuda::launch_pack_lo_first(a.a, pitch, geom.row_bytes(), a.m, a.nibbles == NibbleOrder::kHiFirst, lda,
+                                         packed.get(), stream));
+    pa = packed.get();
+  }
+  if (w.kernel == GpuGemmKernel::kSm90) {
+    cuda::Sm90Prep prep;
+    prep.a = pa;
+    prep.sfa = a.a_scales;  // 128x4 swizzled, K64/16 columns: comfy-kitchen's layout as it is
+    return run_sm90_device(static_cast<const Sm90Weight&>(w), prep, a.m, props, a.alpha, nullptr, a.bias, a.raw, a.out,
+                           stream);
+  }
+  const auto& sw = static_cast<const Sm120Weight&>(w);
+  StreamBuffer<float> draw(stream);  // the SM120 kernel always writes raw
+  if (!a.raw) NVFP4_TRY(draw.alloc(static_cast<size_t>(a.m * w.n)));
+  cuda::GemmOperands op{};
+  op.a = pa;
+  op.sfa = a.a_scales;
+  op.w = sw.w.get();
+  op.sfw = sw.sfw.get();
+  op.m = a.m;
+  op.n = w.n;
+  op.k64 = sw.k64;
+  op.alpha = a.alpha;
+  op.bias = a.bias;
+  op.raw = a.raw ? a.raw : draw.get();
+  op.out = a.out;
+  return cuda::launch_gemm_kernel(op, w.kernel, props.sm_count, stream);
+}
+
+
+namespace {
+template <typename T>
+Status download(const cuda::DeviceBuffer<T>& d, std::vector<uint8_t>& h) {
+  h.resize(d.bytes());
+  NVFP4_CUDA_TRY(cudaMemcpy(h.data(), d.get(), d.bytes(), cudaMemcpyDeviceToHost));
+  return Status::ok();
+}
+}  // namespace
+
+Result<PreparedWeightBytes> prepared_weight_bytes(const PreparedWeight& w) {
+  DeviceScope scope;
+  NVFP4_TRY(scope.enter(w.device));
+  NVFP4_CUDA_TRY(cudaDeviceSynchronize());
+  PreparedWeightBytes b;
+  if (w.kernel == GpuGemmKernel::kSm90) {
+    const auto& sw = static_cast<const Sm90Weight&>(w);
+    NVFP4_TRY(download(sw.dw.wq, b.codes));
+    NVFP4_TRY(download(sw.dw.sfw, b.scales));
+    NVFP4_TRY(download(sw.dw.wrec, b.records));
+  } else {
+    const auto& sw = static_cast<const Sm120Weight&>(w);
+    NVFP4_TRY(download(sw.w, b.codes));
+    NVFP4_TRY(download(sw.sfw, b.scales));
+  }
+  return b;
 }
 
 }  // namespace nvfp4

@@ -26,6 +26,11 @@ Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t*, int64_t, int64_t, const
 }
 Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu(const Tensor&, GpuGemmKernel, int) { return unsupported(kWhy); }
 Status linear_gpu_device(const PreparedWeight&, const DeviceLinear&) { return unsupported(kWhy); }
+Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu_device(const DeviceWeightSource&, GpuGemmKernel) {
+  return unsupported(kWhy);
+}
+Status matmul_gpu_device(const PreparedWeight&, const DeviceMatmul&) { return unsupported(kWhy); }
+Result<PreparedWeightBytes> prepared_weight_bytes(const PreparedWeight&) { return unsupported(kWhy); }
 Status quantize_gpu_device(const uint16_t*, int64_t, int64_t, float, const QuantizeOptions&, uint8_t*, uint8_t*, void*, int) {
   return unsupported(kWhy);
 }

@@ -98,6 +98,24 @@ struct Sm90Prep {
 };
 Status launch_sm90_prep(const Sm90Prep& p, cudaStream_t stream);
 
+// Device-side operand preparation for the sm90 path (common/sm_any_prepack_sm90.cu), any GPU.
+// A packed weight in device memory: rows [n] of row_bytes valid bytes at pitch bytes (hi_first or
+// lo_first codes), and its 128x4 swizzled scales with chunks * 4 columns (rows padded to 128).
+struct Sm90WeightSource {
+  const uint8_t* data = nullptr;
+  int64_t pitch = 0, row_bytes = 0, n = 0, chunks = 0;
+  bool hi_first = true;
+  const uint8_t* sf = nullptr;
+};
+// Writes exactly what sm90::prepack_weight_codes (wq: roundup(n,128)/128 * chunks * kWCodeBytes bytes)
+// and sm90::prepack_weight_records (wrec: roundup(n,128) * chunks records) produce on the host for
+// the same weight.
+Status launch_sm90_prepack_weight(const Sm90WeightSource& s, uint8_t* wq, sm90::WRec* wrec, cudaStream_t stream);
+// dst [m][lda] = src's rows [m] (row_bytes valid bytes at pitch) in lo_first order, zero past
+// row_bytes: packed A as the sm90 pre-pass and the GEMM kernels read it (lda = K64/2).
+Status launch_pack_lo_first(const uint8_t* src, int64_t pitch, int64_t row_bytes, int64_t m, bool hi_first, int64_t lda,
+                            uint8_t* dst, cudaStream_t stream);
+
 struct Sm90Gemm {
   const uint16_t* a16 = nullptr;    // the pre-pass outputs
   const sm90::TokenRec* trec = nullptr;

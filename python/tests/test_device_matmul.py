@@ -1,0 +1,137 @@
+"""The device paths for packed NVFP4 operands (torch CUDA tensors): matmul from a packed A and the
+weight prepack on the GPU, bit for bit against the CPU oracle and the host prepack, with no host
+round trip (nvfp4_exact.host_copies). Skipped without torch or without a CUDA device."""
+
+import numpy as np
+import pytest
+
+import nvfp4_exact as nx
+from nvfp4_exact import _core
+from conftest import random_bf16
+
+torch = pytest.importorskip("torch", reason="torch is not installed (the GPU machine has it)")
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+
+
+def device_backends():
+    if not torch.cuda.is_available():
+        return []
+    return [b for b in nx.available_backends() if b in nx._DEVICE_BACKENDS]
+
+
+def _bits(t) -> np.ndarray:
+    return t.cpu().view(torch.int16).numpy().view(np.uint16)
+
+
+def _cuda(q: nx.NVFP4Tensor) -> nx.NVFP4Tensor:
+    return nx.NVFP4Tensor(torch.from_numpy(q.data).cuda(), torch.from_numpy(q.scales).view(torch.float8_e4m3fn).cuda(),
+                          q.global_scale, q.shape, q.nibbles, q.scale_layout)
+
+
+def _reset():
+    for k in nx.host_copies:
+        nx.host_copies[k] = 0
+
+
+# M odd, N % 16 != 0 (the weight has roundup(N,16) rows), K not a multiple of 64 (or of 16); K = 256
+# with lo_first codes is read in place (no repack).
+SHAPES = [(37, 72, 200), (1, 100, 1000), (130, 16, 64), (5, 300, 256), (64, 130, 33)]
+
+
+@pytest.mark.parametrize("backend", device_backends() or ["none"])
+@pytest.mark.parametrize("nibbles", ["hi_first", "lo_first"])
+@pytest.mark.parametrize("m,n,k", SHAPES)
+def test_matmul_on_cuda_operands_runs_on_the_device_bit_for_bit(backend, nibbles, m, n, k):
+    if backend == "none":
+        pytest.skip("no device-path backend on this GPU")
+    a = nx.quantize(random_bf16((m, k), seed=m + k), pad=True, nibbles=nibbles)
+    w = nx.quantize(random_bf16((n, k), seed=n + k + 1, scale=0.05), pad=True, nibbles=nibbles)
+    a = nx.NVFP4Tensor(a.data, a.scales, a.global_scale, (m, k), nibbles)
+    w = nx.NVFP4Tensor(w.data, w.scales, w.global_scale, (n, k), nibbles)
+    bias = random_bf16((n,), seed=3)
+    want, want_raw = nx.matmul(a, w, bias=bias, backend="cpu-oracle", return_raw=True)
+    a_t, w_t = _cuda(a), _cuda(w)
+    b_t = torch.from_numpy(bias.view(np.int16)).view(torch.bfloat16).cuda()
+    _reset()
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        got, raw = nx.matmul(a_t, w_t, bias=b_t, backend=backend, return_raw=True)
+    stream.synchronize()
+    assert nx.host_copies == {"to_host": 0, "from_host": 0, "scalars": 0}, nx.host_copies
+    assert id(w_t.data) in nx._prepared  # prepared from the CUDA weight (the host path prepares nothing)
+    assert got.device == a_t.data.device and got.dtype == torch.bfloat16 and tuple(got.shape) == (m, n)
+    assert np.array_equal(_bits(got), want)
+    assert np.array_equal(raw.cpu().numpy().view(np.uint32), want_raw.view(np.uint32))
+    # An explicit alpha, no bias: the same oracle, the prepared weight reused.
+    want_a = nx.matmul(a, w, alpha=0.375, backend="cpu-oracle")
+    got_a = nx.matmul(a_t, w_t, alpha=0.375, backend=backend)
+    assert np.array_equal(_bits(got_a), want_a)
+    assert nx.host_copies["to_host"] == 0 and nx.host_copies["from_host"] == 0
+
+
+def test_host_copies_counts_a_round_trip():
+    """The counter the tests above rely on does see a host round trip: cpu-oracle on CUDA tensors."""
+    a = nx.quantize(random_bf16((16, 64), seed=1), pad=True)
+    w = nx.quantize(random_bf16((16, 64), seed=2), pad=True)
+    _reset()
+    got = nx.matmul(_cuda(a), _cuda(w), backend="cpu-oracle")
+    assert got.device.type == "cuda"
+    assert nx.host_copies["to_host"] == 4 and nx.host_copies["from_host"] == 1
+
+
+def _random_weight(n, k, seed):
+    """Random codes and random UE4M3 scale bytes (NaN, subnormal and large ones included) in the
+    logical blocks, zeros in the padding, swizzled as checkpoints store them."""
+    rng = np.random.default_rng(seed)
+    r16, k16 = (n + 15) // 16 * 16, (k + 15) // 16 * 16
+    data = np.zeros((r16, k16 // 2), np.uint8)
+    data[:n] = rng.integers(0, 256, size=(n, k16 // 2), dtype=np.uint8)
+    cp = (k16 // 16 + 3) // 4 * 4
+    rows_pad = (r16 + 127) // 128 * 128
+    sf = np.zeros(rows_pad * cp, np.uint8)
+    for r in range(n):
+        for c in range(k16 // 16):
+            off = ((r // 128) * (cp // 4) + (c // 4)) * 512 + (r % 32) * 16 + ((r % 128) // 32) * 4 + (c % 4)
+            sf[off] = rng.integers(0, 256)
+    return data, sf.reshape(rows_pad, cp)
+
+
+@pytest.mark.parametrize("backend", device_backends() or ["none"])
+@pytest.mark.parametrize("n,k", [(72, 200), (300, 1000), (16, 64), (129, 48)])
+def test_device_prepack_equals_the_host_prepack_byte_for_byte(backend, n, k):
+    if backend == "none":
+        pytest.skip("no device-path backend on this GPU")
+    data, sf = _random_weight(n, k, seed=n * k)
+    host = _core.prepare_weight(data, sf, 0.5, k, None, n, backend, 0)
+    stream = int(torch.cuda.current_stream().cuda_stream)
+    dev_hi = _core.prepare_weight_device(torch.from_numpy(data).cuda(), torch.from_numpy(sf).cuda(), 0.5, k, None, n,
+                                         backend, "hi_first", stream)
+    lo = ((data << 4) | (data >> 4)).astype(np.uint8)
+    dev_lo = _core.prepare_weight_device(torch.from_numpy(lo).cuda(), torch.from_numpy(sf).cuda(), 0.5, k, None, n,
+                                         backend, "lo_first", stream)
+    want = _core.prepared_bytes(host)
+    for dev in (dev_hi, dev_lo):
+        assert (dev.n, dev.k) == (host.n, host.k)
+        got = _core.prepared_bytes(dev)
+        for name, g, h in zip(("codes", "scales", "records"), got, want):
+            assert g.shape == h.shape, name
+            assert np.array_equal(g, h), f"{name}: first difference at byte {int(np.argmax(g != h))}"
+
+
+@pytest.mark.parametrize("backend", device_backends() or ["none"])
+def test_cuda_linear_prepacks_the_weight_on_the_device(backend):
+    """linear with a CUDA weight: no host copy from the first call on, the oracle's bits."""
+    if backend == "none":
+        pytest.skip("no device-path backend on this GPU")
+    x = random_bf16((7, 200), seed=40)
+    wq = nx.quantize(random_bf16((72, 200), seed=41, scale=0.05), pad=True)
+    bias = random_bf16((72,), seed=42)
+    want = nx.linear(x, wq.data, wq.scales, wq.global_scale, bias=bias, backend="cpu-oracle")
+    x_t = torch.from_numpy(x.view(np.int16)).view(torch.bfloat16).cuda()
+    b_t = torch.from_numpy(bias.view(np.int16)).view(torch.bfloat16).cuda()
+    w_t = torch.from_numpy(wq.data).cuda()
+    ws_t = torch.from_numpy(wq.scales).view(torch.float8_e4m3fn).cuda()
+    _reset()
+    got = nx.linear(x_t, w_t, ws_t, wq.global_scale, bias=b_t, backend=backend)
+    assert nx.host_copies == {"to_host": 0, "from_host": 0, "scalars": 0}, nx.host_copies
+    assert np.array_equal(_bits(got), want)
