@@ -97,6 +97,20 @@ struct Sm120Weight final : PreparedWeight {
   int64_t k64 = 0;
 };
 
+// The SM120 kernels' operands common to both entry points (the A side is the caller's).
+cuda::GemmOperands sm120_operands(const Sm120Weight& sw, int64_t m, const uint16_t* bias, float* raw, uint16_t* out) {
+  cuda::GemmOperands op{};
+  op.w = sw.w.get();
+  op.sfw = sw.sfw.get();
+  op.m = m;
+  op.n = sw.n;
+  op.k64 = sw.k64;
+  op.bias = bias;
+  op.raw = raw;
+  op.out = out;
+  return op;
+}
+
 // The sm90 pre-pass (prep: its input side, from packed A or from bf16 x) and the GEMM on w, enqueued
 // on stream with workspaces sized as sm90::DeviceActivations sizes them. alpha_dev: the device alpha
 // (streaming), else alpha.
@@ -208,15 +222,7 @@ Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& a) {
   const auto& sw = static_cast<const Sm120Weight&>(w);
   StreamBuffer<float> draw(stream);  // the SM120 kernel always writes raw
   if (!a.raw) NVFP4_TRY(draw.alloc(static_cast<size_t>(a.m * w.n)));
-  cuda::GemmOperands op{};
-  op.w = sw.w.get();
-  op.sfw = sw.sfw.get();
-  op.m = a.m;
-  op.n = w.n;
-  op.k64 = sw.k64;
-  op.bias = a.bias;
-  op.raw = a.raw ? a.raw : draw.get();
-  op.out = a.out;
+  cuda::GemmOperands op = sm120_operands(sw, a.m, a.bias, a.raw ? a.raw : draw.get(), a.out);
   op.x = a.x;
   op.k = a.k;
   op.x_amax = damax.get();
@@ -226,17 +232,8 @@ Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& a) {
 
 Status quantize_gpu_device(const uint16_t* x, int64_t rows, int64_t cols, float global_scale, const QuantizeOptions& opt,
                            uint8_t* data, uint8_t* scales, void* stream_v, int device) {
-  if (opt.recipe != Recipe::kComfyCuda)
-    return unsupported("quantize_gpu: only recipe comfy-cuda runs on the GPU (the eager recipes are CPU references)");
-  NVFP4_TRY(check_dim(rows, "quantize_gpu: rows"));
-  NVFP4_TRY(check_dim(cols, "quantize_gpu: cols"));
-  NVFP4_TRY(check_gemm_problem(rows, 1, cols, 1, "quantize_gpu"));
-  if (!opt.pad && (rows % 16 != 0 || cols % 16 != 0))
-    return invalid_argument("quantize_gpu: shape [" + std::to_string(rows) + ", " + std::to_string(cols) +
-                            "] is not a multiple of 16; ask for padding (--pad) to zero-fill to 16");
+  NVFP4_TRY(cuda::check_quantize_gpu_args(rows, cols, global_scale, opt));
   if (x == nullptr || data == nullptr || scales == nullptr) return invalid_argument("quantize_gpu_device: null pointer");
-  if (!std::isfinite(global_scale) || global_scale < 0.0f)
-    return invalid_argument("quantize_gpu: global scale must be finite and >= 0");
   DeviceScope scope;
   NVFP4_TRY(scope.enter(device));
   const auto stream = static_cast<cudaStream_t>(stream_v);
@@ -380,18 +377,10 @@ Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& a) {
   const auto& sw = static_cast<const Sm120Weight&>(w);
   StreamBuffer<float> draw(stream);  // the SM120 kernel always writes raw
   if (!a.raw) NVFP4_TRY(draw.alloc(static_cast<size_t>(a.m * w.n)));
-  cuda::GemmOperands op{};
+  cuda::GemmOperands op = sm120_operands(sw, a.m, a.bias, a.raw ? a.raw : draw.get(), a.out);
   op.a = pa;
   op.sfa = a.a_scales;
-  op.w = sw.w.get();
-  op.sfw = sw.sfw.get();
-  op.m = a.m;
-  op.n = w.n;
-  op.k64 = sw.k64;
   op.alpha = a.alpha;
-  op.bias = a.bias;
-  op.raw = a.raw ? a.raw : draw.get();
-  op.out = a.out;
   return cuda::launch_gemm_kernel(op, w.kernel, props.sm_count, stream);
 }
 

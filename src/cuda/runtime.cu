@@ -73,17 +73,8 @@ Result<DeviceInfo> cuda_device() {
 }
 
 Result<Tensor> quantize_gpu(const uint16_t* x, int64_t rows, int64_t cols, float global_scale, const QuantizeOptions& opt) {
-  if (opt.recipe != Recipe::kComfyCuda)
-    return unsupported("quantize_gpu: only recipe comfy-cuda runs on the GPU (the eager recipes are CPU references)");
+  NVFP4_TRY(cuda::check_quantize_gpu_args(rows, cols, global_scale, opt));
   if (x == nullptr) return invalid_argument("quantize_gpu: input pointer is null");
-  NVFP4_TRY(check_dim(rows, "quantize_gpu: rows"));
-  NVFP4_TRY(check_dim(cols, "quantize_gpu: cols"));
-  NVFP4_TRY(check_gemm_problem(rows, 1, cols, 1, "quantize_gpu"));
-  if (!opt.pad && (rows % 16 != 0 || cols % 16 != 0))
-    return invalid_argument("quantize_gpu: shape [" + std::to_string(rows) + ", " + std::to_string(cols) +
-                            "] is not a multiple of 16; ask for padding (--pad) to zero-fill to 16");
-  if (!std::isfinite(global_scale) || global_scale < 0.0f)
-    return invalid_argument("quantize_gpu: global scale must be finite and >= 0");
   NVFP4_TRY(cuda_device().status());  // a usable GPU, or why not
   Tensor t;
   t.geom = Geometry::of(rows, cols);
