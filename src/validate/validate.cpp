@@ -442,6 +442,11 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
                                          : k == GpuGemmKernel::kSm120Native ? "sm120-stream-native"
                                                                             : "sm120-stream-emulated",
                                          {}});
+      // The pipelined kernel's streaming producer (validated on the H200:
+      // benchmarks/results/2026-12-01-h200-sm120p-stream/).
+      if (k == GpuGemmKernel::kSm120pNative || k == GpuGemmKernel::kSm120pEmulated)
+        opt.candidates.push_back(
+            Backend{k == GpuGemmKernel::kSm120pNative ? "sm120p-stream-native" : "sm120p-stream-emulated", {}});
     }
     if (opt.candidates.empty()) opt.candidates.push_back(Backend{"cpu-oracle", {}});
   }
