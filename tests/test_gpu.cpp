@@ -26,8 +26,11 @@ using namespace nvfp4;
 
 namespace {
 uint32_t canon(float f) { return std::isnan(f) ? 0x7FFFFFFFu : f32_bits(f); }
-// The kernels with the streaming A producer.
-bool streams_a(GpuGemmKernel k) { return k == GpuGemmKernel::kSm120Native || k == GpuGemmKernel::kSm120Emulated; }
+// The kernels with the streaming A producer (sm120p-*: the pipelined kernel's shared-memory producer).
+bool streams_a(GpuGemmKernel k) {
+  return k == GpuGemmKernel::kSm120Native || k == GpuGemmKernel::kSm120Emulated || k == GpuGemmKernel::kSm120pNative ||
+         k == GpuGemmKernel::kSm120pEmulated;
+}
 }
 
 TEST(Gpu, RcpApproxTableMatchesTheInstruction) {
@@ -132,8 +135,10 @@ TEST(Gpu, GemmKernelsFuseBiasAfterAlpha) {
 TEST(Gpu, StreamingAProducerEqualsQuantizeThenGemm) {
   REQUIRE_GPU();
   std::mt19937 rng(11);
-  // K not a multiple of 64, of 16, or of 8 (scalar loads); M not a multiple of the tile.
-  const std::pair<int64_t, int64_t> shapes[] = {{1, 64}, {16, 1024}, {77, 208}, {128, 5376}, {33, 200}, {9, 1000}};
+  // K not a multiple of 64, of 16, or of 8 (scalar loads); M not a multiple of the tile, and above
+  // the pipelined kernel's 128-row tile (several M tiles, a partial one).
+  const std::pair<int64_t, int64_t> shapes[] = {{1, 64},   {16, 1024}, {77, 208},  {128, 5376},
+                                                {33, 200}, {9, 1000},  {257, 333}, {130, 4000}};
   for (auto [m, k] : shapes) {
     const int64_t n = 40 + static_cast<int64_t>(rng() % 60);
     const auto x = synthetic_activation(m, k, rng());
@@ -160,6 +165,14 @@ TEST(Gpu, StreamingAProducerEqualsQuantizeThenGemm) {
       }
       EXPECT_EQ(bad_raw, 0) << to_string(kern) << " " << m << "x" << n << "x" << k;
       EXPECT_EQ(bad_out, 0) << to_string(kern) << " " << m << "x" << n << "x" << k;
+      // Quantize-then-GEMM on the same kernel: the packed A the streaming producer never writes.
+      auto q = gemm_gpu(A.value(), W.value(), spec.alpha, nullptr, kern);
+      ASSERT_TRUE(q.is_ok()) << q.status().message();
+      EXPECT_EQ(q->raw.size(), g->raw.size());
+      int64_t bad_q = 0;
+      for (size_t i = 0; i < g->raw.size() && i < q->raw.size(); ++i)
+        bad_q += canon(g->raw[i]) != canon(q->raw[i]) || g->out[i] != q->out[i];
+      EXPECT_EQ(bad_q, 0) << to_string(kern) << " stream vs quantize-then-GEMM " << m << "x" << n << "x" << k;
     }
   }
   // An all-zero activation: s_x = 0, the recipe's saturated scales, zero output.
@@ -168,12 +181,13 @@ TEST(Gpu, StreamingAProducerEqualsQuantizeThenGemm) {
   padded.pad = true;
   auto W = quantize(synthetic_weight(8, 64, 1).data(), 8, 64, 0.01f, padded);
   ASSERT_TRUE(W.is_ok()) << W.status().message();
-  auto g = gemm_gpu_stream_a(zeros.data(), 16, 64, W.value(), nullptr, GpuGemmKernel::kSm120Emulated);
-  ASSERT_TRUE(g.is_ok()) << g.status().message();
-  EXPECT_EQ(g->s_x, 0.0f);
-  for (float v : g->raw) EXPECT_EQ(f32_bits(v), 0u);
+  for (GpuGemmKernel kern : {GpuGemmKernel::kSm120Emulated, GpuGemmKernel::kSm120pEmulated}) {
+    auto g = gemm_gpu_stream_a(zeros.data(), 16, 64, W.value(), nullptr, kern);
+    ASSERT_TRUE(g.is_ok()) << to_string(kern) << ": " << g.status().message();
+    EXPECT_EQ(g->s_x, 0.0f) << to_string(kern);
+    for (float v : g->raw) EXPECT_EQ(f32_bits(v), 0u) << to_string(kern);
+  }
   EXPECT_FALSE(gemm_gpu_stream_a(zeros.data(), 16, 64, W.value(), nullptr, GpuGemmKernel::kModel).is_ok());
-  EXPECT_FALSE(gemm_gpu_stream_a(zeros.data(), 16, 64, W.value(), nullptr, GpuGemmKernel::kSm120pEmulated).is_ok());
 }
 
 TEST(Gpu, GemmKernelsOnTheGoldenChains) {

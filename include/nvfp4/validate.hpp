@@ -62,7 +62,8 @@ Result<LayerProblem> prepare_checkpoint_layer(const std::string& checkpoint, con
 // A side of the comparison: where the GEMM runs and under which contract.
 struct Backend {
   // cpu-oracle | cpu-reference | gpu-model | sm120-emulated | sm120-native | sm120-stream-emulated |
-  // sm120-stream-native (A quantized inside the GEMM from the bf16 activation) | cublaslt
+  // sm120-stream-native | sm120p-emulated | sm120p-native | sm120p-stream-emulated | sm120p-stream-native
+  // (*-stream: A quantized inside the GEMM from the bf16 activation) | cublaslt
   std::string name;
   ReductionContract contract = ReductionContract::sequential();
   bool contract_given = false;  // "name@contract": ValidateOptions::contract does not apply

@@ -289,8 +289,11 @@ Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k,
   if (k != w.geom.cols)
     return invalid_argument("K mismatch: activation has K = " + std::to_string(k) + ", weight has K = " + std::to_string(w.geom.cols));
   NVFP4_TRY(check_gemm_problem(m, w.geom.rows, k, 1, "gemm_gpu_stream_a"));
-  if (kernel != GpuGemmKernel::kSm120Native && kernel != GpuGemmKernel::kSm120Emulated && kernel != GpuGemmKernel::kSm90)
-    return unsupported("the streaming A producer lives in the SM120 and sm90 kernels: use sm90, sm120-native or sm120-emulated");
+  if (kernel != GpuGemmKernel::kSm120Native && kernel != GpuGemmKernel::kSm120Emulated && kernel != GpuGemmKernel::kSm90 &&
+      kernel != GpuGemmKernel::kSm120pNative && kernel != GpuGemmKernel::kSm120pEmulated)
+    return unsupported(
+        "the streaming A producer lives in the SM120 and sm90 kernels: use sm90, sm120-native, sm120-emulated, sm120p-native "
+        "or sm120p-emulated");
   if (!(s_static >= 0.0f) || !std::isfinite(s_static))
     return invalid_argument("static input scale must be finite and >= 0 (0 = dynamic)");
   if (s_static > 0.0f && kernel != GpuGemmKernel::kSm90)

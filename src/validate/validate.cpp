@@ -26,13 +26,15 @@ Result<Backend> parse_backend(const std::string& s) {
   b.name = s.substr(0, at);
   static const char* kNames[] = {"cpu-oracle",          "cpu-reference",         "sm90",                "sm90-stream",
                                  "gpu-model",           "sm120-emulated",        "sm120-native",        "sm120-stream-emulated",
-                                 "sm120-stream-native", "sm120p-emulated",       "sm120p-native",       "cublaslt"};
+                                 "sm120-stream-native", "sm120p-emulated",       "sm120p-native",       "sm120p-stream-emulated",
+                                 "sm120p-stream-native", "cublaslt"};
   bool known = false;
   for (const char* n : kNames) known = known || b.name == n;
   if (!known)
     return invalid_argument("unknown backend '" + b.name +
                             "' (expected cpu-oracle, cpu-reference, sm90, sm90-stream, gpu-model, sm120-emulated, "
-                            "sm120-native, sm120-stream-emulated, sm120-stream-native, sm120p-emulated, sm120p-native or cublaslt)");
+                            "sm120-native, sm120-stream-emulated, sm120-stream-native, sm120p-emulated, sm120p-native, "
+                            "sm120p-stream-emulated, sm120p-stream-native or cublaslt)");
   if (at != std::string::npos) {
     NVFP4_ASSIGN_OR_RETURN(b.contract, ReductionContract::parse(s.substr(at + 1)));
     b.contract_given = true;
@@ -49,6 +51,8 @@ namespace {
 Result<GpuGemmKernel> side_kernel(const Backend& b) {
   if (b.name == "sm120-stream-native") return GpuGemmKernel::kSm120Native;
   if (b.name == "sm120-stream-emulated") return GpuGemmKernel::kSm120Emulated;
+  if (b.name == "sm120p-stream-native") return GpuGemmKernel::kSm120pNative;
+  if (b.name == "sm120p-stream-emulated") return GpuGemmKernel::kSm120pEmulated;
   if (b.name == "sm90-stream") return GpuGemmKernel::kSm90;
   return parse_gpu_kernel(b.name);
 }
@@ -152,7 +156,7 @@ Result<SideOutput> run_side(const Backend& b, const Problem& p, const ValidateOp
     so.raw = std::move(r.raw);
     so.out = std::move(r.out);
     so.kernel_ms = r.kernel_ms;
-  } else if (b.name.rfind("sm120-stream-", 0) == 0 || b.name == "sm90-stream") {
+  } else if (b.name.rfind("sm120-stream-", 0) == 0 || b.name.rfind("sm120p-stream-", 0) == 0 || b.name == "sm90-stream") {
     NVFP4_ASSIGN_OR_RETURN(GpuGemmKernel k, side_kernel(b));
     // A checkpoint layer's static input_scale goes to the kernel; the kernel then reports it back as s_x.
     NVFP4_ASSIGN_OR_RETURN(auto r, gemm_gpu_stream_a(p.x.data(), p.m, p.shape.k, p.w, nullptr, k, b.contract, p.s_static));
@@ -438,6 +442,11 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
                                          : k == GpuGemmKernel::kSm120Native ? "sm120-stream-native"
                                                                             : "sm120-stream-emulated",
                                          {}});
+      // The pipelined kernel's streaming producer (validated on the H200:
+      // benchmarks/results/2026-12-01-h200-sm120p-stream/).
+      if (k == GpuGemmKernel::kSm120pNative || k == GpuGemmKernel::kSm120pEmulated)
+        opt.candidates.push_back(
+            Backend{k == GpuGemmKernel::kSm120pNative ? "sm120p-stream-native" : "sm120p-stream-emulated", {}});
     }
     if (opt.candidates.empty()) opt.candidates.push_back(Backend{"cpu-oracle", {}});
   }
@@ -476,7 +485,9 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
     NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
     if ((b.name == "sm90" || b.name == "sm90-stream") && dev.cc_major != 9)
       return unsupported(b.name + " needs a Hopper GPU (compute capability 9.0); this is " + dev.name);
-    if ((b.name == "sm120-native" || b.name == "sm120-stream-native" || b.name == "sm120p-native") && dev.cc_major != 12)
+    if ((b.name == "sm120-native" || b.name == "sm120-stream-native" || b.name == "sm120p-native" ||
+         b.name == "sm120p-stream-native") &&
+        dev.cc_major != 12)
       return unsupported(b.name + " needs an SM120/SM121 GPU; this is " + dev.name + " (use " +
                          b.name.substr(0, b.name.size() - 6) + "emulated)");
   }

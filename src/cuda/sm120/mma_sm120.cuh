@@ -64,6 +64,42 @@ __device__ __forceinline__ void mma_emulated(float (&d)[4], const uint32_t (&a)[
   d[3] = chunk_element(row1, col1, sa1, sb1, c[3]);  // row g+8, col 2t+1
 }
 
+// The streaming A producer's steps (comfy-cuda, NVFP4-SPEC.md §2.1, the quantizer kernel's
+// sequence), on eight elements at a time: both streaming producers (the fragment producer below and
+// the shared-memory producer of sm120_gemm_pipelined.cu) are built from these, so they quantize alike.
+//
+// Eight bf16 elements of x's row `row`, K k0 .. k0 + 7, as floats; zeros past M or K, exactly the
+// quantized tensor's zero padding.
+__device__ __forceinline__ void stream_load_x8(const GemmOperands& op, int64_t row, int64_t k0, float (&xf)[8]) {
+  if (row < op.m && k0 + 8 <= op.k && op.k % 8 == 0) {
+    const uint4 v = __ldg(reinterpret_cast<const uint4*>(op.x + row * op.k + k0));
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      xf[2 * i] = __uint_as_float(w[i] << 16);
+      xf[2 * i + 1] = __uint_as_float(w[i] & 0xFFFF0000u);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) xf[i] = (row < op.m && k0 + i < op.k) ? bf16_to_f32(op.x[row * op.k + k0 + i]) : 0.0f;
+  }
+}
+// Step 1 over eight elements: max |x| from +0, NaN ignored (a block's amax is the max of its halves').
+__device__ __forceinline__ float stream_amax8(const float (&xf)[8]) {
+  float amax = 0.0f;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) amax = fmaxf(amax, fabsf(xf[i]));
+  return amax;
+}
+// Steps 7-8 for eight elements of a block whose encode factor is e: the codes, lo_first (element i
+// in nibble i of the little-endian word, as packed A's bytes hold them).
+__device__ __forceinline__ uint32_t stream_codes8(const float (&xf)[8], float e) {
+  uint32_t word = 0;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) word |= e2m1_rn_sat(fmul_rn_ftz(e, xf[i])) << (4 * i);
+  return word;
+}
+
 // Streaming A producer: the warp's A fragment and SF_A register for chunk q, quantized here from
 // bf16 x with the comfy-cuda recipe (the same steps as the quantizer kernel, NVFP4-SPEC.md §2.1).
 // Register X of lane (g, t) holds row g + 8 (X & 1), K 32 (X >> 1) + 8t .. +7: half of block
@@ -74,29 +110,12 @@ __device__ __forceinline__ void produce_a_stream(const GemmOperands& op, int64_t
   uint32_t sf_mine = 0;
 #pragma unroll
   for (int X = 0; X < 4; ++X) {
-    const int64_t row = m0 + g + 8 * (X & 1), k0 = q * 64 + 32 * (X >> 1) + 8 * t;
     float xf[8];
-    if (row < op.m && k0 + 8 <= op.k && op.k % 8 == 0) {
-      const uint4 v = __ldg(reinterpret_cast<const uint4*>(op.x + row * op.k + k0));
-      const uint32_t w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        xf[2 * i] = __uint_as_float(w[i] << 16);
-        xf[2 * i + 1] = __uint_as_float(w[i] & 0xFFFF0000u);
-      }
-    } else {  // past M or K: zeros, exactly the quantized tensor's zero padding
-#pragma unroll
-      for (int i = 0; i < 8; ++i) xf[i] = (row < op.m && k0 + i < op.k) ? bf16_to_f32(op.x[row * op.k + k0 + i]) : 0.0f;
-    }
-    float amax = 0.0f;  // step 1, NaN ignored
-#pragma unroll
-    for (int i = 0; i < 8; ++i) amax = fmaxf(amax, fabsf(xf[i]));
+    stream_load_x8(op, m0 + g + 8 * (X & 1), q * 64 + 32 * (X >> 1) + 8 * t, xf);
+    float amax = stream_amax8(xf);
     amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, 1));
     const BlockEncoding enc = comfy_block_encoding(amax, s_x, rcp_s);  // steps 2-6
-    uint32_t word = 0;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) word |= e2m1_rn_sat(fmul_rn_ftz(enc.e, xf[i])) << (4 * i);  // step 7, lo_first
-    a[X] = word;
+    a[X] = stream_codes8(xf, enc.e);
     sf_mine |= static_cast<uint32_t>(enc.sf) << (8 * X);
   }
   // SF_A (selectors 0): lane t = 0 supplies row g, t = 1 row g + 8; byte j = block j, found in lane
@@ -106,6 +125,19 @@ __device__ __forceinline__ void produce_a_stream(const GemmOperands& op, int64_t
   const uint32_t row_g8 =
       ((v0 >> 8) & 0xFFu) | (((v2 >> 8) & 0xFFu) << 8) | (((v0 >> 24) & 0xFFu) << 16) | (((v2 >> 24) & 0xFFu) << 24);
   sfa = t == 0 ? row_g : (t == 1 ? row_g8 : 0u);
+}
+
+// The shared-memory form: one whole 16-element block of x (row `row`, K k0 .. k0 + 15) -> its two
+// code words (lo_first) and its UE4M3 scale byte.
+__device__ __forceinline__ uint2 stream_quantize_block16(const GemmOperands& op, int64_t row, int64_t k0, float s_x,
+                                                         float rcp_s, uint8_t& sf) {
+  float lo[8], hi[8];
+  stream_load_x8(op, row, k0, lo);
+  stream_load_x8(op, row, k0 + 8, hi);
+  const float amax = fmaxf(stream_amax8(lo), stream_amax8(hi));  // step 1
+  const BlockEncoding enc = comfy_block_encoding(amax, s_x, rcp_s);  // steps 2-6
+  sf = enc.sf;
+  return make_uint2(stream_codes8(lo, enc.e), stream_codes8(hi, enc.e));
 }
 
 // Not MMAs: one integer mix of every fragment register of a warp's k64 chunk (all its MMAs' A, B and

@@ -18,6 +18,15 @@
 //
 // Variants: native (sm_120a/sm_121a), emulated (the MMA replaced by its exact emulation: validates
 // this data path on Hopper) and proxy (a register-only stand-in: times the data path on Hopper).
+//
+// Streaming A (native and emulated, kStream): A arrives as the bf16 activation x. Four producer
+// warps (the CTA's 12 warps cost what the 9 of the plain kernel do, see kMaxRegs) quantize each
+// stage's A slice (the tile's 128 rows x k128) into the stage's A and SF_A areas with the comfy-cuda
+// recipe (stream_quantize_block16, the steps of sm120_gemm_blockscaled's fragment producer), byte
+// for byte the image the TMA and the bulk copies would have written from quantize-then-GEMM's
+// packed A (the 64-byte swizzle, one 128x4 scale block per chunk), then arrive on the stage's full
+// barrier; one thread of them still issues the W box and SF_W copies. So every activation slice is
+// quantized once per CTA per stage, in shared memory, and never written to global memory.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -35,6 +44,11 @@ namespace {
 
 constexpr int kConsumerWarps = 8;
 constexpr int kThreads = (kConsumerWarps + 1) * 32;  // + one producer warp (one thread of it issues)
+constexpr int kStreamProducerWarps = 4;              // streaming A: the warps that quantize (one thread also issues)
+constexpr int kStreamThreads = (kConsumerWarps + kStreamProducerWarps) * 32;
+constexpr int kStreamProducers = kStreamProducerWarps * 32;
+template <bool kStream>
+constexpr int kThreadsOf = kStream ? kStreamThreads : kThreads;
 constexpr int kTileM = 128, kTileN = 64;
 constexpr int kWarpTileM = 32, kWarpTileN = 32;      // 2 m16 x 4 n8 MMAs per k64 chunk per warp
 constexpr int kMmaM = kWarpTileM / 16, kMmaN = kWarpTileN / 8;
@@ -59,10 +73,14 @@ static_assert(kSmemBytes <= 101376, "fits the 99 KB a GB10 block may use");
 // from 288 threads alone (227) made the emulated variant (222 registers) unlaunchable. Each variant
 // is compiled for the CTAs per SM it launches with: 168 registers at one (native and emulated: a
 // GB10's 99 KB holds one CTA's stages), 80 at two (the proxy, on Hopper's 228 KB per SM).
+// The streaming variant's 12 warps count as 12 too: one register budget for both.
 constexpr int kWarpsCounted = (kThreads / 32 + 3) / 4 * 4;
+static_assert((kStreamThreads / 32 + 3) / 4 * 4 == kWarpsCounted, "the streaming producer warps are free under the register rule");
 template <int kCtasPerSm>
 constexpr int kMaxRegs = 65536 / (kWarpsCounted * 32 * kCtasPerSm) / 8 * 8;
 static_assert(kMaxRegs<1> == 168 && kMaxRegs<2> == 80, "register budgets of one and two CTAs per SM");
+constexpr int kBlocksPerStageRow = kRowBytes / 8;  // 16-element blocks of a row per stage (8 bytes of codes each)
+static_assert((kTileM * kBlocksPerStageRow) % kStreamProducers == 0, "whole rounds of the streaming producer");
 constexpr int kOmmaPerChunkPerWarp = kMmaM * kMmaN;  // what tools/check-sass expects
 static_assert(kOmmaPerChunkPerWarp == 8, "tools/check-sass expects 8 per k64 chunk for this kernel");
 
@@ -166,7 +184,8 @@ constexpr int kCtasPerSm = kMode == kProxy ? 2 : 1;
 
 // tma_a, tma_w: A [M][K64/2] and W [N][K64/2] as 2-D byte tensors, boxes of 64 bytes x 128 (A) or
 // 64 (W) rows, 64-byte swizzle, rows past M or N read as zeros.
-template <int kMode>
+// kStream: A is quantized here from op.x (tma_a is not read).
+template <int kMode, bool kStream>
 __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
     sm120_gemm_pipelined(const __grid_constant__ GemmOperands op, const __grid_constant__ CUtensorMap tma_a,
                          const __grid_constant__ CUtensorMap tma_w) {
@@ -178,7 +197,8 @@ __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
   const uint32_t full0 = base + kStages * kStageBytes, empty0 = full0 + kStages * 8;
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(full0 + 8 * s, 1);                // the producer's arrive (+ the copies' bytes)
+      // The producer's arrive (+ the copies' bytes); streaming: + one arrive per quantizing thread.
+      mbar_init(full0 + 8 * s, kStream ? 1 + kStreamProducers : 1);
       mbar_init(empty0 + 8 * s, 32 * kConsumerWarps);  // one arrive per consumer thread
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -189,23 +209,59 @@ __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
   const int64_t tiles_m = (op.m + kTileM - 1) / kTileM, tiles = tiles_m * ((op.n + kTileN - 1) / kTileN);
   const int64_t items = tiles * op.splits;
 
-  if (warp == kConsumerWarps) {
-    // ---------------------------------------------------------------- producer: one thread
+  if (warp >= kConsumerWarps) {
+    // ---------------------------------------------------------------- producer: one thread (streaming: four warps)
     // Per stage two TMA boxes (the tile's A and W rows, 64 bytes each: the TMA engine gathers the
     // rows, no thread touches the data) and one bulk copy per scale block. 196 bulk copies of 64
     // bytes per stage ran this data path at 2-3 % of the H200's copy bandwidth, 16-byte cp.async
     // from 128 threads at 27-32 % with the SM's load/store pipe the busiest unit (2026-12-01).
-    if (lane != 0) return;
+    // Streaming: all kStreamProducers threads quantize A (below), thread 0 of them issues W.
+    const int pt = threadIdx.x - kConsumerWarps * 32;
+    if (!kStream && pt != 0) return;
+    float s_x = 0.0f, rcp_s = 0.0f;
+    if constexpr (kStream) {  // the activation's dynamic scale, from the amax the launcher reduced
+      s_x = dynamic_global_scale(*op.x_amax);
+      rcp_s = rcp_approx_ftz(s_x);
+      if (blockIdx.x == 0 && pt == 0 && op.s_x_out) *op.s_x_out = s_x;
+    }
     uint32_t it = 0;  // stage sequence number, shared by construction with the consumers
     for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
       const Work w = work_item(op, item, tiles_m, tiles);
-      const uint8_t* sfa_tile = op.sfa + (w.m0 / 128) * (cp / 4) * kSfBlock;
+      const uint8_t* sfa_tile = kStream ? nullptr : op.sfa + (w.m0 / 128) * (cp / 4) * kSfBlock;
       const uint8_t* sfw_tile = op.sfw + (w.n0 / 128) * (cp / 4) * kSfBlock;
       for (int64_t q = w.q0; q < w.q1; q += kChunksPerStage, ++it) {
         const int s = static_cast<int>(it % kStages);
         const int nch = static_cast<int>(imin64(kChunksPerStage, w.q1 - q));
         if (it >= kStages) mbar_wait(empty0 + 8 * s, ((it / kStages) - 1) & 1);
         const uint32_t full = full0 + 8 * s, st = base + s * kStageBytes;
+        if constexpr (kStream) {
+          if (pt == 0) {
+            // The W box (whole, as below) and SF_W's scale blocks, counted in bytes.
+            mbar_arrive_expect_tx(full, static_cast<uint32_t>(kTileN * kRowBytes + nch * kSfBlock));
+            tma_load_2d(st + kOffW, &tma_w, static_cast<int>(q * 32), static_cast<int>(w.n0), full);
+            for (int c = 0; c < nch; ++c)
+              bulk_copy(st + kOffSfw + c * kSfBlock, sfw_tile + (q + c) * kSfBlock, kSfBlock, full);
+          }
+          // A: block b of tile row r is K q * 64 + 16 b .. + 15 (chunk b / 4 of the stage), its codes
+          // the 8 bytes at half b & 1 of the row's swizzled 16-byte piece b / 2, its scale byte b & 3
+          // of the row's word in chunk b / 4's 128x4 block. A warp takes 4 rows x 8 blocks: 256
+          // contiguous bf16 bytes per row in, 256 contiguous (permuted) code bytes out. Rows past M
+          // are zeros (their outputs are never stored); a one-chunk stage leaves chunk 1 unread.
+          uint8_t* const sm = smem + s * kStageBytes;
+#pragma unroll 1
+          for (int idx = pt; idx < kTileM * kBlocksPerStageRow; idx += kStreamProducers) {
+            const int r = idx / kBlocksPerStageRow, b = idx % kBlocksPerStageRow;
+            if (b >= 4 * nch) continue;
+            const int64_t row = w.m0 + r;
+            uint8_t sf = 0;
+            uint2 codes = make_uint2(0u, 0u);
+            if (row < op.m) codes = stream_quantize_block16(op, row, q * 64 + 16 * b, s_x, rcp_s, sf);
+            *reinterpret_cast<uint2*>(sm + swizzled64(r, b >> 1) + 8 * (b & 1)) = codes;
+            sm[kOffSfa + (b >> 2) * kSfBlock + (r % 32) * 16 + (r / 32) * 4 + (b & 3)] = sf;
+          }
+          mbar_arrive(full);  // release: this thread's stores of the stage, for the consumers' acquire
+          continue;
+        }
         // A stage of one chunk (a slice's last) still moves whole boxes, and the tx count is the
         // boxes' full size: the second chunk's bytes (the next slice's, or zeros past K64/2) are
         // never read by the consumers.
@@ -225,7 +281,8 @@ __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
   // ------------------------------------------------------------------ consumers
   const int g = lane >> 2, t = lane & 3;
   const int wm = warp & 3, wn = warp >> 2;
-  const float alpha = op.alpha;  // (the launcher refuses a streamed A)
+  // Streaming: alpha = f32_rn(s_x * s_w) (§2.4), s_x from the amax as the producers derive it.
+  const float alpha = kStream ? __fmul_rn(dynamic_global_scale(*op.x_amax), op.s_w) : op.alpha;
   // ldmatrix row addresses (byte offsets in a stage): lane l feeds row l & 7 of matrix l >> 3.
   // A: matrices (rows 0-7, K 0-31), (rows 8-15, K 0-31), (rows 0-7, K 32-63), (rows 8-15, K 32-63) = a0..a3.
   // W: matrices (n8 j, K 0-31), (n8 j, K 32-63), (n8 j+1, K 0-31), (n8 j+1, K 32-63) = b0, b1 of j and j+1.
@@ -384,15 +441,16 @@ Result<CUtensorMap> operand_map(const uint8_t* data, int64_t rows, int64_t pitch
   return map;
 }
 
-template <int kMode>
+template <int kMode, bool kStream>
 Status launch_mode(const GemmOperands& op, int sm_count, cudaStream_t stream, const char* name) {
-  auto kernel = sm120_gemm_pipelined<kMode>;
+  constexpr int threads = kThreadsOf<kStream>;
+  auto kernel = sm120_gemm_pipelined<kMode, kStream>;
   // Once per process (thread-safe static init): a host gap between a timed event and the launch
   // would count as kernel time in nvfp4 bench.
   static const int per_sm = [&] {
     int n = 0;
     if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, kSmemBytes) != cudaSuccess) {
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, kSmemBytes) != cudaSuccess) {
       cudaGetLastError();
       return 0;
     }
@@ -404,13 +462,16 @@ Status launch_mode(const GemmOperands& op, int sm_count, cudaStream_t stream, co
   if (const char* e = std::getenv("NVFP4_SM120P_CTAS_PER_SM")) ctas_per_sm = std::min(per_sm, std::max(1, std::atoi(e)));
   if (per_sm < 1)
     return unsupported(std::string(name) + ": this GPU cannot hold one CTA (" + std::to_string(kSmemBytes) +
-                       " bytes of shared memory, " + std::to_string(kThreads) + " threads)");
+                       " bytes of shared memory, " + std::to_string(threads) + " threads)");
   const int64_t items = ((op.m + kTileM - 1) / kTileM) * ((op.n + kTileN - 1) / kTileN) * op.splits;
   const int64_t grid = std::min<int64_t>(items, static_cast<int64_t>(sm_count) * ctas_per_sm);  // persistent
   // The maps name this call's buffers: encoded per launch (host only, about a microsecond).
-  NVFP4_ASSIGN_OR_RETURN(CUtensorMap tma_a, operand_map(op.a, op.m, op.k64 / 2, kTileM, "A"));
+  CUtensorMap tma_a{};  // streaming: A never comes from global memory
+  if (!kStream) {
+    NVFP4_ASSIGN_OR_RETURN(tma_a, operand_map(op.a, op.m, op.k64 / 2, kTileM, "A"));
+  }
   NVFP4_ASSIGN_OR_RETURN(CUtensorMap tma_w, operand_map(op.w, op.n, op.k64 / 2, kTileN, "W"));
-  kernel<<<static_cast<unsigned>(grid), kThreads, kSmemBytes, stream>>>(op, tma_a, tma_w);
+  kernel<<<static_cast<unsigned>(grid), threads, kSmemBytes, stream>>>(op, tma_a, tma_w);
   NVFP4_CUDA_LAUNCH_TRY(name);
   return Status::ok();
 }
@@ -418,11 +479,19 @@ Status launch_mode(const GemmOperands& op, int sm_count, cudaStream_t stream, co
 }  // namespace
 
 Status launch_sm120p_gemm(const GemmOperands& op, Sm120pMode mode, int sm_count, cudaStream_t stream) {
-  if (op.x) return unsupported("the pipelined SM120 kernel reads a quantized A; the streaming A producer is in sm120-native/-emulated");
+  if (op.x) {  // the streaming A producer
+    switch (mode) {
+      case Sm120pMode::kNative: return launch_mode<kNative, true>(op, sm_count, stream, "sm120_gemm_pipelined<native, stream>");
+      case Sm120pMode::kEmulated:
+        return launch_mode<kEmulated, true>(op, sm_count, stream, "sm120_gemm_pipelined<emulated, stream>");
+      case Sm120pMode::kProxy: return unsupported("the memory-path proxy reads a quantized A (no streaming A producer)");
+    }
+    return invalid_argument("unknown pipelined kernel mode");
+  }
   switch (mode) {
-    case Sm120pMode::kNative: return launch_mode<kNative>(op, sm_count, stream, "sm120_gemm_pipelined<native>");
-    case Sm120pMode::kEmulated: return launch_mode<kEmulated>(op, sm_count, stream, "sm120_gemm_pipelined<emulated>");
-    case Sm120pMode::kProxy: return launch_mode<kProxy>(op, sm_count, stream, "sm120_gemm_pipelined<proxy>");
+    case Sm120pMode::kNative: return launch_mode<kNative, false>(op, sm_count, stream, "sm120_gemm_pipelined<native>");
+    case Sm120pMode::kEmulated: return launch_mode<kEmulated, false>(op, sm_count, stream, "sm120_gemm_pipelined<emulated>");
+    case Sm120pMode::kProxy: return launch_mode<kProxy, false>(op, sm_count, stream, "sm120_gemm_pipelined<proxy>");
   }
   return invalid_argument("unknown pipelined kernel mode");
 }
