@@ -112,36 +112,20 @@ cuda::GemmOperands sm120_operands(const Sm120Weight& sw, int64_t m, const uint16
 }
 
 // The sm90 pre-pass (prep: its input side, from packed A or from bf16 x) and the GEMM on w, enqueued
-// on stream with workspaces sized as sm90::DeviceActivations sizes them. alpha_dev: the device alpha
+// on stream with stream-ordered workspaces (sm90::ActivationSpace). alpha_dev: the device alpha
 // (streaming), else alpha.
 Status run_sm90_device(const Sm90Weight& sw, cuda::Sm90Prep prep, int64_t m, const DeviceProps& props, float alpha,
                        const float* alpha_dev, const uint16_t* bias, float* raw, uint16_t* out, cudaStream_t stream) {
-  const int bm = cuda::sm90_pick_bm(m, sw.n, props.sm_count);
-  const int64_t chunks = sw.dw.chunks, mp = (m + bm - 1) / bm * bm;
+  const cuda::sm90::ActivationSpace space{m, sw.dw.chunks, cuda::sm90_pick_bm(m, sw.n, props.sm_count)};
   StreamBuffer<uint16_t> a16(stream);
   StreamBuffer<cuda::sm90::TokenRec> trec(stream);
   StreamBuffer<cuda::sm90::GroupRec> grec(stream);
-  NVFP4_TRY(a16.alloc(static_cast<size_t>(mp * chunks * 64)));
-  NVFP4_TRY(trec.alloc(static_cast<size_t>(mp * chunks)));
-  NVFP4_TRY(grec.alloc(static_cast<size_t>(mp / bm * chunks * 4)));
-  prep.m = m;
-  prep.chunks = chunks;
-  prep.bm = bm;
-  prep.a16 = a16.get();
-  prep.trec = trec.get();
-  prep.grec = grec.get();
+  NVFP4_TRY(a16.alloc(space.a16_count()));
+  NVFP4_TRY(trec.alloc(space.trec_count()));
+  NVFP4_TRY(grec.alloc(space.grec_count()));
+  space.set_outputs(prep, a16.get(), trec.get(), grec.get());
   NVFP4_TRY(cuda::launch_sm90_prep(prep, stream));
-  cuda::Sm90Gemm g;
-  g.a16 = a16.get();
-  g.trec = trec.get();
-  g.grec = grec.get();
-  g.wq = sw.dw.wq.get();
-  g.sfw = sw.dw.sfw.get();
-  g.wrec = sw.dw.wrec.get();
-  g.m = m;
-  g.n = sw.n;
-  g.chunks = chunks;
-  g.bm = bm;
+  cuda::Sm90Gemm g = space.gemm_args(sw.dw, a16.get(), trec.get(), grec.get());
   g.alpha = alpha;
   g.alpha_dev = alpha_dev;
   g.bias = bias;

@@ -48,26 +48,31 @@ struct DeviceWeights {
   Status upload(const Tensor& w) { return upload(HostWeights::of(w)); }
 };
 
-struct DeviceActivations {
-  DeviceBuffer<uint16_t> a16;
-  DeviceBuffer<TokenRec> trec;
-  DeviceBuffer<GroupRec> grec;
+// The activation workspaces of one GEMM (the pre-pass writes them, the kernel reads them), wherever
+// they are allocated: A' [mp][chunks * 64] fp16, token records [mp][chunks], group records
+// [mp / bm][chunks][4], mp = M rounded up to the tile height.
+struct ActivationSpace {
   int64_t m = 0, chunks = 0;
   int bm = 0;
-  Status alloc(int64_t m_, int64_t chunks_, int bm_) {
-    m = m_;
-    chunks = chunks_;
-    bm = bm_;
-    const int64_t mp = (m + bm - 1) / bm * bm;
-    NVFP4_TRY(a16.alloc(static_cast<size_t>(mp * chunks * 64)));
-    NVFP4_TRY(trec.alloc(static_cast<size_t>(mp * chunks)));
-    return grec.alloc(static_cast<size_t>(mp / bm * chunks * 4));
+  int64_t padded_rows() const { return (m + bm - 1) / bm * bm; }
+  size_t a16_count() const { return static_cast<size_t>(padded_rows() * chunks * 64); }
+  size_t trec_count() const { return static_cast<size_t>(padded_rows() * chunks); }
+  size_t grec_count() const { return static_cast<size_t>(padded_rows() / bm * chunks * 4); }
+  // The pre-pass's output side (its input side is the caller's).
+  void set_outputs(Sm90Prep& p, uint16_t* a16, TokenRec* trec, GroupRec* grec) const {
+    p.m = m;
+    p.chunks = chunks;
+    p.bm = bm;
+    p.a16 = a16;
+    p.trec = trec;
+    p.grec = grec;
   }
-  Sm90Gemm gemm_args(const DeviceWeights& w) const {
+  // The GEMM over these workspaces and weight w (epilogue fields are the caller's).
+  Sm90Gemm gemm_args(const DeviceWeights& w, const uint16_t* a16, const TokenRec* trec, const GroupRec* grec) const {
     Sm90Gemm g;
-    g.a16 = a16.get();
-    g.trec = trec.get();
-    g.grec = grec.get();
+    g.a16 = a16;
+    g.trec = trec;
+    g.grec = grec;
     g.wq = w.wq.get();
     g.sfw = w.sfw.get();
     g.wrec = w.wrec.get();
@@ -77,14 +82,23 @@ struct DeviceActivations {
     g.bm = bm;
     return g;
   }
+};
+
+struct DeviceActivations {
+  DeviceBuffer<uint16_t> a16;
+  DeviceBuffer<TokenRec> trec;
+  DeviceBuffer<GroupRec> grec;
+  ActivationSpace space;
+  Status alloc(int64_t m, int64_t chunks, int bm) {
+    space = ActivationSpace{m, chunks, bm};
+    NVFP4_TRY(a16.alloc(space.a16_count()));
+    NVFP4_TRY(trec.alloc(space.trec_count()));
+    return grec.alloc(space.grec_count());
+  }
+  Sm90Gemm gemm_args(const DeviceWeights& w) const { return space.gemm_args(w, a16.get(), trec.get(), grec.get()); }
   Sm90Prep prep_args() const {
     Sm90Prep p;
-    p.m = m;
-    p.chunks = chunks;
-    p.bm = bm;
-    p.a16 = a16.get();
-    p.trec = trec.get();
-    p.grec = grec.get();
+    space.set_outputs(p, a16.get(), trec.get(), grec.get());
     return p;
   }
 };
