@@ -41,7 +41,7 @@ Result<Tensor> quantize_gpu(const uint16_t* x, int64_t rows, int64_t cols, float
 
 // ---------------------------------------------------------------------------------------------
 // GPU GEMM backends, alpha-before-bf16 epilogue. Every backend runs every reduction contract the
-// CPU oracle knows (NVFP4-SPEC.md §4): sequential K, or split-K with the slices of
+// CPU oracle knows (docs/numerics.md §4): sequential K, or split-K with the slices of
 // ReductionContract::slices, each slice's fp32 partial kept in a workspace and merged in slice
 // order by a separate pass (bit-identical to gemm_oracle under the same contract). A contract with
 // more slices than K has k64 chunks is refused (invalid argument).

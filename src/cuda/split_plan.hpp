@@ -1,4 +1,4 @@
-// From a reduction contract (NVFP4-SPEC.md §4) to what the GPU GEMM kernels launch: the K slices
+// From a reduction contract (docs/numerics.md §4) to what the GPU GEMM kernels launch: the K slices
 // in units of k64 chunks. Plain C++ (built with and without CUDA) so the planning is tested in CI.
 #pragma once
 #include <cstdint>

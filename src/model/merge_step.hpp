@@ -1,4 +1,4 @@
-// The split-K merge and the epilogue of NVFP4-SPEC.md §4 on one output, shared by the CPU oracle
+// The split-K merge and the epilogue of docs/numerics.md §4 on one output, shared by the CPU oracle
 // (merge_partials) and the GPU merge kernel, so both finish a split-K GEMM with the very same
 // roundings in the very same order. Every multiply and add is rounded on its own: on the device
 // through __fmul_rn/__fadd_rn (nvcc contracts a*b+c into an FMA otherwise), on the host through

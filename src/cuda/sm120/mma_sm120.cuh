@@ -64,7 +64,7 @@ __device__ __forceinline__ void mma_emulated(float (&d)[4], const uint32_t (&a)[
   d[3] = chunk_element(row1, col1, sa1, sb1, c[3]);  // row g+8, col 2t+1
 }
 
-// The streaming A producer's steps (comfy-cuda, NVFP4-SPEC.md §2.1, the quantizer kernel's
+// The streaming A producer's steps (comfy-cuda, docs/numerics.md §2.1, the quantizer kernel's
 // sequence), on eight elements at a time: both streaming producers (the fragment producer below and
 // the shared-memory producer of sm120_gemm_pipelined.cu) are built from these, so they quantize alike.
 //
@@ -101,7 +101,7 @@ __device__ __forceinline__ uint32_t stream_codes8(const float (&xf)[8], float e)
 }
 
 // Streaming A producer: the warp's A fragment and SF_A register for chunk q, quantized here from
-// bf16 x with the comfy-cuda recipe (the same steps as the quantizer kernel, NVFP4-SPEC.md §2.1).
+// bf16 x with the comfy-cuda recipe (the same steps as the quantizer kernel, docs/numerics.md §2.1).
 // Register X of lane (g, t) holds row g + 8 (X & 1), K 32 (X >> 1) + 8t .. +7: half of block
 // 2 (X >> 1) + t / 2, whose other half sits in lane t ^ 1; one shuffle completes the block's amax.
 __device__ __forceinline__ void produce_a_stream(const GemmOperands& op, int64_t m0, int64_t q, float s_x, float rcp_s,
