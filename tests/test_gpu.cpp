@@ -290,10 +290,11 @@ TEST(Gpu, Sm90BitIdenticalOnRealisticActivationsAtEveryTokenCount) {
       auto g = gemm_gpu(A, W, spec.alpha, nullptr, GpuGemmKernel::kSm90);
       ASSERT_TRUE(g.is_ok()) << g.status().message();
       EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "kind " << static_cast<int>(kind) << " m " << m;
-      std::printf("[sm90] activations %d m %5lld: %lld element steps, %.5f%% slow, %lld thread-chunks refined, %.3f ms\n",
+      std::printf("[sm90] activations %d m %5lld: %lld element steps, %.5f%% slow, %lld / %lld thread-chunks missed the "
+                  "tile / group test, %.3f ms\n",
                   static_cast<int>(kind), static_cast<long long>(m), static_cast<long long>(g->steps),
-                  100.0 * g->slow_steps / std::max<int64_t>(1, g->steps), static_cast<long long>(g->refined_thread_chunks),
-                  g->kernel_ms);
+                  100.0 * g->slow_steps / std::max<int64_t>(1, g->steps), static_cast<long long>(g->tile_misses),
+                  static_cast<long long>(g->group_misses), g->kernel_ms);
     }
 }
 
@@ -306,20 +307,49 @@ TEST(Gpu, Sm90SlowPathAdversarialScalesZeroBlocksSubnormalsAndEveryTileHeight) {
   };
   // full range (NaN 0x7F included), subnormal scales only, a wide band
   for (Band b : {Band{0x00, 0x7F}, Band{0x00, 0x0F}, Band{0x18, 0x60}})
-    for (int bm : {16, 32, 48, 64, 96, 128}) {
+    for (const std::string& cfg : sm90_configs()) {
       const Tensor A = nvfp4::testing::random_tensor(150, 1000, rng, b.lo, b.hi, NibbleOrder::kHiFirst);
       const Tensor W = nvfp4::testing::random_tensor(200, 1000, rng, b.lo, b.hi, NibbleOrder::kLoFirst);
       GemmSpec spec;
       spec.alpha = 0.75f;
       auto ref = gemm_oracle(A, W, spec);
       ASSERT_TRUE(ref.is_ok());
-      setenv("NVFP4_SM90_BM", std::to_string(bm).c_str(), 1);
+      setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
       auto g = gemm_gpu(A, W, spec.alpha, nullptr, GpuGemmKernel::kSm90);
-      unsetenv("NVFP4_SM90_BM");
+      unsetenv("NVFP4_SM90_CONFIG");
       ASSERT_TRUE(g.is_ok()) << g.status().message();
-      EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "band " << b.lo << ".." << b.hi << " tile " << bm;
+      EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "band " << b.lo << ".." << b.hi << " config " << cfg;
       if (b.lo == 0x00 && b.hi == 0x7F) EXPECT_GT(g->slow_steps, g->steps / 10);  // the slow path really ran
     }
+}
+
+TEST(Gpu, Sm90EveryTileConfigurationOnOddShapesAndRealisticActivations) {
+  REQUIRE_GPU();
+  if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
+  // M and N not multiples of any tile, K with an odd number of chunks (21) and not a multiple of 64,
+  // a bias: every configuration's fast path, partial tiles and idle warpgroups.
+  const int64_t m = 333, n = 1000, k = 1337;
+  const Tensor W = quantized(synthetic_weight(n, k, 31), n, k);
+  std::vector<uint16_t> bias(n);
+  for (int64_t i = 0; i < n; ++i) bias[i] = static_cast<uint16_t>(0x3C00 + (i * 37) % 900);
+  for (auto kind : {ActivationKind::kOutlierChannels, ActivationKind::kMiniMax}) {
+    const Tensor A = quantized(synthetic_activation(m, k, 17, kind), m, k);
+    GemmSpec spec;
+    spec.alpha = A.global_scale * W.global_scale;
+    spec.bias = bias.data();
+    auto ref = gemm_oracle(A, W, spec);
+    ASSERT_TRUE(ref.is_ok());
+    for (const std::string& cfg : sm90_configs()) {
+      setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
+      auto g = gemm_gpu(A, W, spec.alpha, bias.data(), GpuGemmKernel::kSm90);
+      unsetenv("NVFP4_SM90_CONFIG");
+      ASSERT_TRUE(g.is_ok()) << g.status().message();
+      EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "kind " << static_cast<int>(kind) << " config " << cfg;
+      std::printf("[sm90] %-10s activations %d: %.5f%% slow, %lld / %lld thread-chunks missed the tile / group test\n", cfg.c_str(),
+                  static_cast<int>(kind), 100.0 * g->slow_steps / std::max<int64_t>(1, g->steps),
+                  static_cast<long long>(g->tile_misses), static_cast<long long>(g->group_misses));
+    }
+  }
 }
 
 TEST(Gpu, Sm90StreamingWithNanInfActivationsAndStaticScale) {

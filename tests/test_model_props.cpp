@@ -132,22 +132,30 @@ TEST(HopperFastPath, AddRzMatchesTheRoundingModeOnRandomPairs) {
 
 TEST(HopperFastPath, CpuCounterpartOfTheSm90KernelEqualsTheOracle) {
   std::mt19937 rng(77);
-  int64_t fast = 0;
+  int64_t fast = 0, tile_fast = 0;
   // Narrow scale bands (the path applies often), wide ones and full-range scales (it rarely does),
   // with NaN scales, zero blocks and subnormal scales in the full range.
   for (auto [lo, hi] : {std::pair<int, int>{0x30, 0x3F}, {0x20, 0x50}, {0x00, 0x7F}}) {
     const Tensor A = random_tensor(21, 960, rng, lo, hi, NibbleOrder::kHiFirst);
     const Tensor W = random_tensor(35, 960, rng, lo, hi, NibbleOrder::kLoFirst);
-    FastPathStats st;
-    auto h = gemm_hopper_cpu(A, W, &st);
     GemmSpec spec;
     auto o = gemm_oracle(A, W, spec);
-    ASSERT_TRUE(h.is_ok() && o.is_ok());
-    for (size_t i = 0; i < h->size(); ++i) ASSERT_EQ(f32_bits((*h)[i]), f32_bits((*o)[0].raw[i])) << i << " band " << lo;
-    EXPECT_EQ(st.fast_mismatches, 0);
-    fast += st.fast;
+    ASSERT_TRUE(o.is_ok());
+    // The kernel's tiles (warpgroup: 64 rows x 128 tokens, thread group: 2 rows x 32 tokens) and an
+    // odd one: tile tests on partial tiles.
+    for (auto [tokens, rows] : {std::pair<int, int>{128, 64}, {32, 2}, {8, 5}}) {
+      FastPathStats st;
+      auto h = gemm_hopper_cpu(A, W, &st, tokens, rows);
+      ASSERT_TRUE(h.is_ok());
+      for (size_t i = 0; i < h->size(); ++i)
+        ASSERT_EQ(f32_bits((*h)[i]), f32_bits((*o)[0].raw[i])) << i << " band " << lo << " tile " << tokens << "x" << rows;
+      EXPECT_EQ(st.fast_mismatches, 0);
+      fast += st.fast;
+      tile_fast += st.tile_fast;
+    }
   }
   EXPECT_GT(fast, 1000);
+  EXPECT_GT(tile_fast, 10);
 }
 
 TEST(HopperFastPath, TestsAreSoundAndCommonOnRealisticActivations) {
@@ -163,12 +171,13 @@ TEST(HopperFastPath, TestsAreSoundAndCommonOnRealisticActivations) {
     ASSERT_TRUE(A.is_ok() && W.is_ok());
     std::vector<int64_t> rows;
     for (int64_t i = 0; i < 24; ++i) rows.push_back(i);
-    auto s = hopper_fastpath_stats(A.value(), W.value(), rows, 32);
+    auto s = hopper_fastpath_stats(A.value(), W.value(), rows, 32, 8);
     ASSERT_TRUE(s.is_ok()) << s.status().message();
     EXPECT_EQ(s->steps, 40 * 24 * 22);
     EXPECT_EQ(s->fast_mismatches, 0);
     EXPECT_EQ(s->chain_mismatches, 0);
-    EXPECT_EQ(s->group_unsound, 0);
+    EXPECT_EQ(s->tile_unsound, 0);
+    EXPECT_GT(s->tile_steps, 0);
     EXPECT_GT(s->chain_checked, 0);
     if (kind != ActivationKind::kMiniMax) EXPECT_GT(s->fast, s->steps * 99 / 100) << static_cast<int>(kind);
   }

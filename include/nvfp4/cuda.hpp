@@ -63,10 +63,14 @@ struct GpuGemmOutput {
   std::vector<uint16_t> out;   // [M][N] bf16 = bf16_rn(f32_rn(alpha * acc) [+ bias])
   double kernel_ms = 0;        // one launch (split-K: GEMM and merge), CUDA events
   float s_x = 0;               // streaming: the activation scale the GPU derived
-  // sm90 only: element steps (output x k64 chunk), thread-chunks that ran per-element tests, and
-  // element steps that took the exact slow path (the §3 model) instead of the tensor-core sum.
-  int64_t steps = 0, refined_thread_chunks = 0, slow_steps = 0;
+  // sm90 only: element steps (output x k64 chunk), thread-chunks whose tile test failed, of those
+  // the ones whose thread-group test failed too (per-element tests ran), and element steps that took
+  // the exact slow path (the §3 model) instead of the tensor-core sum.
+  int64_t steps = 0, tile_misses = 0, group_misses = 0, slow_steps = 0;
 };
+// The sm90 kernel's tile configurations ("BMxRWxTWxNH"; NVFP4_SM90_CONFIG picks one for tuning).
+std::vector<std::string> sm90_configs();
+
 Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias,
                                GpuGemmKernel kernel,
                                const ReductionContract& contract = ReductionContract::sequential());

@@ -121,19 +121,23 @@ struct FastPathStats {
   int64_t chain_checked = 0;     // fast steps replayed on an emulated Hopper chain (23 and 25 bits)
   int64_t chain_mismatches = 0;  // emulated chain != exact chunk sum there (must be 0)
   int64_t exact_sum_fp32 = 0;    // steps whose exact chunk sum is an fp32 number (a bound for any test)
-  int64_t group_steps = 0;       // the kernel's per-thread test: 32 tokens x one weight row x chunk
-  int64_t group_fast = 0;        // ... passes (its elements then skip the per-element test)
-  int64_t group_unsound = 0;     // group passed but an element's own test failed (must be 0)
+  int64_t tile_steps = 0;        // the kernel's tile test: tile_rows weight rows x tile_tokens tokens x chunk
+  int64_t tile_fast = 0;         // ... passes for the whole tile (its elements skip every other test)
+  int64_t tile_unsound = 0;      // an element the tile test accepts whose tensor-core step (emulated, 23
+                                 // and 25 bits) or add.rz differs from the model (must be 0)
 };
 // add.rz.f32 of two finite floats (integer arithmetic; RZ overflow gives +-FLT_MAX).
 float add_rz_f32(float x, float y);
 // One Hopper tensor-core step as MMA-Sim models it: inputs aligned to the largest exponent, each
 // truncated to frac_bits bits below it, summed exactly, rounded toward zero to fp32.
 float hopper_chain_step(float c, const double* prod, int n, int frac_bits);
-// The sm90 kernel's arithmetic on the CPU: raw fp32 [M][N], sequential K (equals gemm_oracle's).
-Result<std::vector<float>> gemm_hopper_cpu(const Tensor& a, const Tensor& w, FastPathStats* stats = nullptr);
-// Every token against the given weight rows; per-thread groups as the kernel tiles tile_tokens tokens.
+// The sm90 kernel's arithmetic and decisions on the CPU (tile test per tile_rows weight rows x
+// tile_tokens tokens, then per element): raw fp32 [M][N], sequential K (equals gemm_oracle's).
+Result<std::vector<float>> gemm_hopper_cpu(const Tensor& a, const Tensor& w, FastPathStats* stats = nullptr,
+                                           int tile_tokens = 128, int tile_rows = 16);
+// Every token against the given weight rows (whole tiles of tile_rows consecutive entries), tiled
+// as the kernel tiles them, with the soundness checks of both tests.
 Result<FastPathStats> hopper_fastpath_stats(const Tensor& a, const Tensor& w, const std::vector<int64_t>& weight_rows,
-                                            int tile_tokens = 128);
+                                            int tile_tokens = 128, int tile_rows = 16);
 
 }  // namespace nvfp4

@@ -243,12 +243,18 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
         NVFP4_TRY(cuda::upload(dx, prob->x.data(), prob->x.size()));
         NVFP4_TRY(damax.alloc(1));
         NVFP4_TRY(dalpha.alloc(1));
-        NVFP4_TRY(counts.alloc(3));
-        std::vector<int> bms = opt.sm90_bms;
-        if (bms.empty()) bms.push_back(cuda::sm90_pick_bm(M, N, dev.sm_count));
-        for (int bm : bms) {
+        NVFP4_TRY(counts.alloc(4));
+        std::vector<cuda::sm90::Config> cfgs;
+        for (const std::string& cs : opt.sm90_configs) {
+          cuda::sm90::Config c;
+          if (std::sscanf(cs.c_str(), "%dx%dx%dx%d", &c.bm, &c.rw, &c.tw, &c.nh) != 4)
+            return invalid_argument("bench: sm90 configuration '" + cs + "' is not BMxRWxTWxNH");
+          cfgs.push_back(c);
+        }
+        if (cfgs.empty()) cfgs.push_back(cuda::sm90::pick_config(M, N, dev.sm_count));
+        for (const cuda::sm90::Config& cfg : cfgs) {
           cuda::sm90::DeviceActivations act;
-          NVFP4_TRY(act.alloc(M, k64 / 64, bm));
+          NVFP4_TRY(act.alloc(M, k64 / 64, cfg));
           cuda::Sm90Prep prep = act.prep_args();
           if (stream) {
             prep.x = dx.get();
@@ -273,17 +279,23 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
             NVFP4_TRY(cuda::launch_sm90_prep(prep, nullptr));
             return cuda::launch_sm90_gemm(g, dev.sm_count, nullptr);
           };
-          NVFP4_CUDA_TRY(cudaMemset(counts.get(), 0, 3 * sizeof(unsigned long long)));
+          NVFP4_CUDA_TRY(cudaMemset(counts.get(), 0, 4 * sizeof(unsigned long long)));
           NVFP4_TRY(run(-1));  // once with the path counters
           NVFP4_CUDA_TRY(cudaDeviceSynchronize());
-          unsigned long long c[3];
+          unsigned long long c[4];
           NVFP4_CUDA_TRY(cudaMemcpy(c, counts.get(), sizeof c, cudaMemcpyDeviceToHost));
           NVFP4_ASSIGN_OR_RETURN(double us, cuda::median_us(opt.iters, opt.warmup, run));
-          const std::string name = bms.size() > 1 ? b + "@bm" + std::to_string(bm) : b;
+          const std::string cfg_name = std::to_string(cfg.bm) + "x" + std::to_string(cfg.rw) + "x" + std::to_string(cfg.tw) + "x" +
+                                       std::to_string(cfg.nh);
+          const std::string name = cfgs.size() > 1 ? b + "@" + cfg_name : b;
+          // Thread-chunks: each consumer thread holds bm / 2 elements of a chunk.
+          const double thread_chunks = static_cast<double>(c[0]) / (cfg.bm / 2);
           Json extra = Json::object();
-          extra.set("tile_tokens", bm).set("element_steps", static_cast<int64_t>(c[0]));
-          extra.set("refined_thread_chunks", static_cast<int64_t>(c[1])).set("slow_steps", static_cast<int64_t>(c[2]));
-          extra.set("fast_fraction", c[0] ? 1.0 - static_cast<double>(c[2]) / static_cast<double>(c[0]) : 1.0);
+          extra.set("config", cfg_name).set("element_steps", static_cast<int64_t>(c[0]));
+          extra.set("tile_test_misses", static_cast<int64_t>(c[1])).set("group_test_misses", static_cast<int64_t>(c[2]));
+          extra.set("slow_steps", static_cast<int64_t>(c[3]));
+          extra.set("tile_test_pass_fraction", thread_chunks > 0 ? 1.0 - static_cast<double>(c[1]) / thread_chunks : 1.0);
+          extra.set("fast_fraction", c[0] ? 1.0 - static_cast<double>(c[3]) / static_cast<double>(c[0]) : 1.0);
           extra.set("includes", stream ? "amax + quantize pre-pass + GEMM" : "dequantize-A pre-pass + GEMM");
           row(name, us, stream ? bytes - static_cast<double>(ha.size() + hsa.size()) + M * K * 2 : bytes, copies, extra);
         }

@@ -116,16 +116,17 @@ cuda::GemmOperands sm120_operands(const Sm120Weight& sw, int64_t m, const uint16
 // (streaming), else alpha.
 Status run_sm90_device(const Sm90Weight& sw, cuda::Sm90Prep prep, int64_t m, const DeviceProps& props, float alpha,
                        const float* alpha_dev, const uint16_t* bias, float* raw, uint16_t* out, cudaStream_t stream) {
-  const cuda::sm90::ActivationSpace space{m, sw.dw.chunks, cuda::sm90_pick_bm(m, sw.n, props.sm_count)};
+  const cuda::sm90::ActivationSpace space{m, sw.dw.chunks, cuda::sm90::pick_config(m, sw.n, props.sm_count)};
   StreamBuffer<uint16_t> a16(stream);
   StreamBuffer<cuda::sm90::TokenRec> trec(stream);
-  StreamBuffer<cuda::sm90::GroupRec> grec(stream);
+  StreamBuffer<cuda::sm90::TileRec> atile(stream), agroup(stream);
   NVFP4_TRY(a16.alloc(space.a16_count()));
   NVFP4_TRY(trec.alloc(space.trec_count()));
-  NVFP4_TRY(grec.alloc(space.grec_count()));
-  space.set_outputs(prep, a16.get(), trec.get(), grec.get());
+  NVFP4_TRY(atile.alloc(space.atile_count()));
+  NVFP4_TRY(agroup.alloc(space.agroup_count()));
+  space.set_outputs(prep, a16.get(), trec.get(), atile.get(), agroup.get());
   NVFP4_TRY(cuda::launch_sm90_prep(prep, stream));
-  cuda::Sm90Gemm g = space.gemm_args(sw.dw, a16.get(), trec.get(), grec.get());
+  cuda::Sm90Gemm g = space.gemm_args(sw.dw, a16.get(), trec.get(), atile.get(), agroup.get());
   g.alpha = alpha;
   g.alpha_dev = alpha_dev;
   g.bias = bias;
@@ -284,13 +285,9 @@ Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu_device(const De
   std::shared_ptr<PreparedWeight> out;
   if (kernel == GpuGemmKernel::kSm90) {
     auto p = std::make_shared<Sm90Weight>();
-    const int64_t ntiles = (src.n + cuda::sm90::kTileN - 1) / cuda::sm90::kTileN;
     p->dw.n = src.n;
     p->dw.chunks = chunks;
-    NVFP4_TRY(p->dw.wq.alloc(static_cast<size_t>(ntiles * chunks * cuda::sm90::kWCodeBytes)));
-    NVFP4_TRY(p->dw.wrec.alloc(static_cast<size_t>(ntiles * chunks * cuda::sm90::kTileN)));
-    NVFP4_TRY(p->dw.sfw.alloc(sf_bytes));
-    NVFP4_CUDA_TRY(cudaMemcpyAsync(p->dw.sfw.get(), src.scales, sf_bytes, cudaMemcpyDeviceToDevice, stream));
+    NVFP4_TRY(p->dw.blocks.alloc(cuda::sm90::weight_block_bytes(src.n, chunks)));
     cuda::Sm90WeightSource ws;
     ws.data = src.data;
     ws.pitch = pitch;
@@ -299,7 +296,7 @@ Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu_device(const De
     ws.chunks = chunks;
     ws.hi_first = hi_first;
     ws.sf = src.scales;
-    NVFP4_TRY(cuda::launch_sm90_prepack_weight(ws, p->dw.wq.get(), p->dw.wrec.get(), stream));
+    NVFP4_TRY(cuda::launch_sm90_prepack_weight(ws, p->dw.blocks.get(), stream));
     out = p;
   } else {
     auto p = std::make_shared<Sm120Weight>();
@@ -385,9 +382,7 @@ Result<PreparedWeightBytes> prepared_weight_bytes(const PreparedWeight& w) {
   PreparedWeightBytes b;
   if (w.kernel == GpuGemmKernel::kSm90) {
     const auto& sw = static_cast<const Sm90Weight&>(w);
-    NVFP4_TRY(download(sw.dw.wq, b.codes));
-    NVFP4_TRY(download(sw.dw.sfw, b.scales));
-    NVFP4_TRY(download(sw.dw.wrec, b.records));
+    NVFP4_TRY(download(sw.dw.blocks, b.codes));  // codes, scales and tile records, block by block
   } else {
     const auto& sw = static_cast<const Sm120Weight&>(w);
     NVFP4_TRY(download(sw.w, b.codes));

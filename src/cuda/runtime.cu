@@ -185,26 +185,15 @@ Result<GpuGemmOutput> run_gemm(cuda::GemmOperands op, GpuGemmKernel kernel, cons
       "GEMM kernel", draw.get(), dout.get(), M, N, op.x ? dsx.get() : nullptr);
 }
 
-// The sm90 path: pre-pass (from packed A, or from bf16 x) then the GEMM, timed together.
-// The tile height comes from sm90_pick_bm unless NVFP4_SM90_BM names one (for tuning runs).
-int sm90_bm_for(int64_t m, int64_t n, const DeviceInfo& dev) {
-  if (const char* e = std::getenv("NVFP4_SM90_BM")) return std::atoi(e);
-  return cuda::sm90_pick_bm(m, n, dev.sm_count);
-}
-
+// The sm90 path: pre-pass (from packed A, or from bf16 x) then the GEMM, timed together, in the
+// launcher's tile configuration (NVFP4_SM90_CONFIG names another, for tuning runs).
 Result<GpuGemmOutput> run_sm90(cuda::Sm90Prep prep, const Tensor& w, int64_t m, float alpha, const float* alpha_dev,
                                const uint16_t* bias_dev, const DeviceInfo& dev) {
   cuda::sm90::DeviceWeights dw;
   NVFP4_TRY(dw.upload(w));
   cuda::sm90::DeviceActivations act;
-  NVFP4_TRY(act.alloc(m, dw.chunks, sm90_bm_for(m, w.geom.rows, dev)));
-  const cuda::Sm90Prep base = act.prep_args();
-  prep.m = base.m;
-  prep.chunks = base.chunks;
-  prep.bm = base.bm;
-  prep.a16 = base.a16;
-  prep.trec = base.trec;
-  prep.grec = base.grec;
+  NVFP4_TRY(act.alloc(m, dw.chunks, cuda::sm90::pick_config(m, w.geom.rows, dev.sm_count)));
+  act.space.set_outputs(prep, act.a16.get(), act.trec.get(), act.atile.get(), act.agroup.get());
   cuda::Sm90Gemm g = act.gemm_args(dw);
   g.alpha = alpha;
   g.alpha_dev = alpha_dev;
@@ -217,8 +206,8 @@ Result<GpuGemmOutput> run_sm90(cuda::Sm90Prep prep, const Tensor& w, int64_t m, 
   g.raw = draw.get();
   g.out = dout.get();
   cuda::DeviceBuffer<unsigned long long> dcounts;
-  NVFP4_TRY(dcounts.alloc(3));
-  NVFP4_CUDA_TRY(cudaMemset(dcounts.get(), 0, 3 * sizeof(unsigned long long)));
+  NVFP4_TRY(dcounts.alloc(4));
+  NVFP4_CUDA_TRY(cudaMemset(dcounts.get(), 0, 4 * sizeof(unsigned long long)));
   g.counts = dcounts.get();
   NVFP4_ASSIGN_OR_RETURN(
       GpuGemmOutput out,
@@ -228,14 +217,17 @@ Result<GpuGemmOutput> run_sm90(cuda::Sm90Prep prep, const Tensor& w, int64_t m, 
             return cuda::launch_sm90_gemm(g, dev.sm_count, nullptr);
           },
           "sm90 kernel", draw.get(), dout.get(), m, N, prep.s_x_out));
-  unsigned long long counts[3];
+  unsigned long long counts[4];
   NVFP4_CUDA_TRY(cudaMemcpy(counts, dcounts.get(), sizeof counts, cudaMemcpyDeviceToHost));
   out.steps = static_cast<int64_t>(counts[0]);
-  out.refined_thread_chunks = static_cast<int64_t>(counts[1]);
-  out.slow_steps = static_cast<int64_t>(counts[2]);
+  out.tile_misses = static_cast<int64_t>(counts[1]);
+  out.group_misses = static_cast<int64_t>(counts[2]);
+  out.slow_steps = static_cast<int64_t>(counts[3]);
   return out;
 }
 }  // namespace
+
+std::vector<std::string> sm90_configs() { return cuda::sm90_config_names(); }
 
 Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias, GpuGemmKernel kernel,
                                const ReductionContract& contract) {

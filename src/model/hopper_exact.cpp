@@ -90,6 +90,7 @@ struct FoldedRows {
   std::vector<uint8_t> codes;           // [rows][chunks * 64]
   std::vector<uint32_t> sf;             // [rows][chunks] the four scale bytes
   std::vector<hopper::RowChunk> rc;     // [rows][chunks]
+  std::vector<float> vmag;              // [rows][chunks][4] block bounds in value units (tile test)
 };
 FoldedRows fold(const Tensor& t, const std::vector<int64_t>& rows, bool activation) {
   FoldedRows f;
@@ -99,6 +100,7 @@ FoldedRows fold(const Tensor& t, const std::vector<int64_t>& rows, bool activati
   f.codes.assign(f.rows * f.chunks * 64, 0);
   f.sf.assign(f.rows * f.chunks, 0);
   f.rc.resize(f.rows * f.chunks);
+  f.vmag.assign(f.rows * f.chunks * 4, 0.0f);
   detail::parallel_for(f.rows, 16, 0, [&](int64_t r0, int64_t r1, int) {
     for (int64_t i = r0; i < r1; ++i)
       for (int64_t q = 0; q < f.chunks; ++q) {
@@ -119,6 +121,11 @@ FoldedRows fold(const Tensor& t, const std::vector<int64_t>& rows, bool activati
         }
         f.sf[i * f.chunks + q] = sf4;
         f.rc[i * f.chunks + q] = activation ? hopper::activation_chunk(sf4, asum) : hopper::weight_chunk(sf4);
+        float* vm = &f.vmag[(i * f.chunks + q) * 4];
+        if (activation)
+          for (int g = 0; g < 4; ++g) vm[g] = asum[g];
+        else
+          hopper::weight_block_bounds(sf4, vm);
       }
   });
   return f;
@@ -155,36 +162,70 @@ std::vector<int64_t> iota(int64_t n) {
   return v;
 }
 
+// The tile of `rows` rows starting at r0 (rows past the end are absent) in chunk q.
+hopper::TileChunk tile_of(const FoldedRows& f, int64_t r0, int64_t rows, int64_t q) {
+  hopper::TileChunk t;
+  hopper::tile_init(t);
+  for (int64_t r = r0; r < std::min(r0 + rows, f.rows); ++r)
+    hopper::tile_add(t, f.rc[r * f.chunks + q], &f.vmag[(r * f.chunks + q) * 4]);
+  return t;
+}
+
+bool chain_exact(const Step& s, int bits) {
+  float ch = 0.0f;
+  for (int g = 0; g < 4; ++g) ch = hopper_chain_step(ch, &s.prod[16 * g], 16, bits);
+  return static_cast<double>(ch) == s.t;
+}
+
 }  // namespace
 
-Result<std::vector<float>> gemm_hopper_cpu(const Tensor& a, const Tensor& w, FastPathStats* stats) {
+// Mirrors the sm90 kernel's decisions: per (tile_rows weight rows, tile_tokens tokens, chunk) the
+// tile test, and where it fails the per-element test; every step the tests accept is the exact
+// chunk sum added with add.rz, the rest the §3 model. Equals the oracle (fast_mismatches = 0).
+Result<std::vector<float>> gemm_hopper_cpu(const Tensor& a, const Tensor& w, FastPathStats* stats, int tile_tokens,
+                                           int tile_rows) {
   NVFP4_TRY(a.check());
   NVFP4_TRY(w.check());
   if (a.geom.cols != w.geom.cols) return invalid_argument("K mismatch between activation and weight");
+  if (tile_tokens <= 0 || tile_rows <= 0) return invalid_argument("tile sizes must be positive");
   const int64_t M = a.geom.rows, N = w.geom.rows;
   const FoldedRows A = fold(a, iota(M), true), W = fold(w, iota(N), false);
+  const int64_t Q = A.chunks, mt = ceil_div(M, tile_tokens), nt = ceil_div(N, static_cast<int64_t>(tile_rows));
   std::vector<float> raw(M * N);
   std::vector<FastPathStats> part(static_cast<size_t>(detail::default_threads()));
-  detail::parallel_for(M * N, 64, 0, [&](int64_t i0, int64_t i1, int worker) {
+  detail::parallel_for(mt * nt, 1, 0, [&](int64_t t0, int64_t t1, int worker) {
     FastPathStats& st = part[worker];
     Step s;
-    for (int64_t i = i0; i < i1; ++i) {
-      const int64_t m = i / N, n = i % N;
-      float acc = 0.0f;
-      for (int64_t q = 0; q < A.chunks; ++q) {
-        step(A, m, W, n, q, acc, s);
-        ++st.steps;
-        if (hopper::step_is_fast(A.rc[m * A.chunks + q], W.rc[n * W.chunks + q], acc)) {
-          ++st.fast;
-          const float t = static_cast<float>(s.t);
-          const float f = add_rz_f32(acc, t);
-          st.fast_mismatches += static_cast<double>(t) != s.t || f32_bits(f) != f32_bits(s.model);
-          acc = f;
-        } else {
-          acc = s.model;
-        }
+    for (int64_t tile = t0; tile < t1; ++tile) {
+      const int64_t m0 = (tile / nt) * tile_tokens, n0 = (tile % nt) * tile_rows;
+      const int64_t m1 = std::min(M, m0 + tile_tokens), n1 = std::min(N, n0 + tile_rows);
+      std::vector<float> acc(static_cast<size_t>((m1 - m0) * (n1 - n0)), 0.0f);
+      int run_lo = hopper::kNoRunLo;
+      for (int64_t q = 0; q < Q; ++q) {
+        const hopper::TileVerdict v = hopper::tile_prepare(tile_of(A, m0, tile_tokens, q), tile_of(W, n0, tile_rows, q), run_lo, 0);
+        ++st.tile_steps;
+        bool tile_fast = v.pre_ok;
+        for (float x : acc) tile_fast = tile_fast && std::fabs(x) < v.acc_limit;
+        st.tile_fast += tile_fast;
+        for (int64_t m = m0; m < m1; ++m)
+          for (int64_t n = n0; n < n1; ++n) {
+            float& c = acc[(m - m0) * (n1 - n0) + (n - n0)];
+            step(A, m, W, n, q, c, s);
+            ++st.steps;
+            const bool fast = tile_fast || hopper::step_is_fast(A.rc[m * Q + q], W.rc[n * Q + q], c);
+            if (fast) {
+              ++st.fast;
+              const float t = static_cast<float>(s.t);
+              const float f = add_rz_f32(c, t);
+              st.fast_mismatches += static_cast<double>(t) != s.t || f32_bits(f) != f32_bits(s.model);
+              c = f;
+            } else {
+              c = s.model;
+            }
+          }
       }
-      raw[i] = acc;
+      for (int64_t m = m0; m < m1; ++m)
+        for (int64_t n = n0; n < n1; ++n) raw[m * N + n] = acc[(m - m0) * (n1 - n0) + (n - n0)];
     }
   });
   if (stats) {
@@ -193,17 +234,21 @@ Result<std::vector<float>> gemm_hopper_cpu(const Tensor& a, const Tensor& w, Fas
       stats->steps += p.steps;
       stats->fast += p.fast;
       stats->fast_mismatches += p.fast_mismatches;
+      stats->tile_steps += p.tile_steps;
+      stats->tile_fast += p.tile_fast;
     }
   }
   return raw;
 }
 
 Result<FastPathStats> hopper_fastpath_stats(const Tensor& a, const Tensor& w, const std::vector<int64_t>& weight_rows,
-                                            int tile_tokens) {
+                                            int tile_tokens, int tile_rows) {
   NVFP4_TRY(a.check());
   NVFP4_TRY(w.check());
   if (a.geom.cols != w.geom.cols) return invalid_argument("K mismatch between activation and weight");
   if (tile_tokens <= 0 || tile_tokens % 8 != 0) return invalid_argument("tile_tokens must be a positive multiple of 8");
+  if (tile_rows <= 0 || weight_rows.size() % static_cast<size_t>(tile_rows) != 0)
+    return invalid_argument("weight_rows must be whole tiles of tile_rows rows");
   for (int64_t n : weight_rows)
     if (n < 0 || n >= w.geom.rows) return invalid_argument("weight row out of range");
   const int64_t M = a.geom.rows, Mp = roundup(M, tile_tokens);
@@ -211,65 +256,54 @@ Result<FastPathStats> hopper_fastpath_stats(const Tensor& a, const Tensor& w, co
   std::vector<int64_t> toks(Mp);
   for (int64_t m = 0; m < Mp; ++m) toks[m] = std::min(m, M - 1);
   const FoldedRows A = fold(a, toks, true), W = fold(w, weight_rows, false);
-  const int64_t Q = A.chunks;
+  const int64_t Q = A.chunks, T = Mp / tile_tokens;
   std::vector<FastPathStats> part(static_cast<size_t>(detail::default_threads()));
-  detail::parallel_for(W.rows, 1, 0, [&](int64_t r0, int64_t r1, int worker) {
+  detail::parallel_for(W.rows / tile_rows, 1, 0, [&](int64_t b0, int64_t b1, int worker) {
     FastPathStats& st = part[worker];
-    std::vector<float> acc(Mp);
-    std::vector<double> bound(Mp / tile_tokens * 4);  // the GPU keeps it in fp32 rounded up
     Step s;
-    for (int64_t iw = r0; iw < r1; ++iw) {
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      std::fill(bound.begin(), bound.end(), 0.0f);
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      const int64_t r0 = blk * tile_rows;
+      std::vector<float> acc(static_cast<size_t>(tile_rows * Mp), 0.0f);  // [row][token]
+      std::vector<int> run_lo(static_cast<size_t>(T), hopper::kNoRunLo);
       for (int64_t q = 0; q < Q; ++q) {
-        const hopper::RowChunk& wr = W.rc[iw * Q + q];
-        // The kernel's per-thread test: thread t of a tile holds tokens 8j + 2t and 8j + 2t + 1.
-        std::vector<uint8_t> group_ok(Mp, 0);
-        for (int64_t m0 = 0; m0 < Mp; m0 += tile_tokens)
-          for (int t = 0; t < 4; ++t) {
-            hopper::RowGroup g;
-            hopper::group_init(g);
-            float amin = 3.0e38f;
-            for (int64_t j = 0; j < tile_tokens / 8; ++j)
-              for (int e = 0; e < 2; ++e) {
-                const int64_t m = m0 + 8 * j + 2 * t + e;
-                hopper::group_add(g, A.rc[m * Q + q]);
-                amin = std::min(amin, std::fabs(acc[m]));
+        const hopper::TileChunk wt = tile_of(W, r0, tile_rows, q);
+        for (int64_t tt = 0; tt < T; ++tt) {
+          const hopper::TileVerdict v = hopper::tile_prepare(tile_of(A, tt * tile_tokens, tile_tokens, q), wt, run_lo[tt], 0);
+          bool tile_fast = v.pre_ok;
+          for (int r = 0; r < tile_rows; ++r)
+            for (int64_t m = tt * tile_tokens; m < (tt + 1) * tile_tokens; ++m)
+              tile_fast = tile_fast && std::fabs(acc[r * Mp + m]) < v.acc_limit;
+          ++st.tile_steps;
+          st.tile_fast += tile_fast;
+          for (int r = 0; r < tile_rows; ++r)
+            for (int64_t m = tt * tile_tokens; m < (tt + 1) * tile_tokens; ++m) {
+              float& c = acc[r * Mp + m];
+              step(A, m, W, r0 + r, q, c, s);
+              const bool real = m < M;
+              if (real) {
+                ++st.steps;
+                st.exact_sum_fp32 += static_cast<double>(static_cast<float>(s.t)) == s.t;
               }
-            if (q == 0) amin = 3.0e38f;  // every accumulator is +0 before the first chunk
-            double& ub = bound[(m0 / tile_tokens) * 4 + t];
-            float ubf = static_cast<float>(ub);
-            if (static_cast<double>(ubf) < ub) ubf = std::nextafter(ubf, 3.5e38f);
-            const bool ok = hopper::group_is_fast(g, wr, amin, ubf);
-            ub += hopper::group_acc_bound(g, wr);
-            ++st.group_steps;
-            st.group_fast += ok;
-            for (int64_t j = 0; j < tile_tokens / 8; ++j)
-              for (int e = 0; e < 2; ++e) group_ok[m0 + 8 * j + 2 * t + e] = ok;
-          }
-        for (int64_t m = 0; m < M; ++m) {
-          step(A, m, W, iw, q, acc[m], s);
-          ++st.steps;
-          const bool fast = hopper::step_is_fast(A.rc[m * Q + q], wr, acc[m]);
-          st.group_unsound += group_ok[m] && !fast;
-          // Is the exact chunk sum an fp32 number at all (what any exact fast path is bounded by)?
-          st.exact_sum_fp32 += static_cast<double>(static_cast<float>(s.t)) == s.t;
-          if (fast) {
-            ++st.fast;
-            const float t = static_cast<float>(s.t);
-            const float f = add_rz_f32(acc[m], t);
-            st.fast_mismatches += static_cast<double>(t) != s.t || f32_bits(f) != f32_bits(s.model);
-            // The argument's premise, on an emulated chain keeping 23 or 25 bits (the H200 keeps 25).
-            for (int bits : {23, 25}) {
-              float ch = 0.0f;
-              for (int g = 0; g < 4; ++g) ch = hopper_chain_step(ch, &s.prod[16 * g], 16, bits);
-              ++st.chain_checked;
-              st.chain_mismatches += static_cast<double>(ch) != s.t;
+              // The tile test's claim for this element (the weakest form: its own |acc|): sound?
+              if (v.pre_ok && std::fabs(c) < v.acc_limit) {
+                const float t = static_cast<float>(s.t);
+                const bool ok = static_cast<double>(t) == s.t && f32_bits(add_rz_f32(c, t)) == f32_bits(s.model) &&
+                                chain_exact(s, 23) && chain_exact(s, 25);
+                st.tile_unsound += !ok;
+              }
+              if (real && hopper::step_is_fast(A.rc[m * Q + q], W.rc[(r0 + r) * Q + q], c)) {
+                ++st.fast;
+                const float t = static_cast<float>(s.t);
+                const float f = add_rz_f32(c, t);
+                st.fast_mismatches += static_cast<double>(t) != s.t || f32_bits(f) != f32_bits(s.model);
+                for (int bits : {23, 25}) {  // the argument's premise, on an emulated chain (the H200 keeps 25)
+                  ++st.chain_checked;
+                  st.chain_mismatches += !chain_exact(s, bits);
+                }
+              }
+              c = s.model;
             }
-          }
-          acc[m] = s.model;
         }
-        for (int64_t m = M; m < Mp; ++m) acc[m] = acc[M - 1];
       }
     }
   });
@@ -281,9 +315,9 @@ Result<FastPathStats> hopper_fastpath_stats(const Tensor& a, const Tensor& w, co
     all.chain_checked += p.chain_checked;
     all.chain_mismatches += p.chain_mismatches;
     all.exact_sum_fp32 += p.exact_sum_fp32;
-    all.group_steps += p.group_steps;
-    all.group_fast += p.group_fast;
-    all.group_unsound += p.group_unsound;
+    all.tile_steps += p.tile_steps;
+    all.tile_fast += p.tile_fast;
+    all.tile_unsound += p.tile_unsound;
   }
   return all;
 }

@@ -117,71 +117,90 @@ NVFP4_HD bool step_is_fast(const RowChunk& a, const RowChunk& w, float acc) {
   return m >= pow2f(a.hi + w.hi - kAccWindow) && m < pow2f(a.lo + w.lo + kBlockWindow);
 }
 
-// The same test for a group of activation rows at once (the tokens one GPU thread holds): mag and
-// hi are maxima, lo the minimum, spread the largest hi - lo, over rows with a non-zero scale.
-struct RowGroup {
-  float mag[4];
-  int lo, hi, spread;
-  int lo_max;  // the largest lo: |T| of every row in the group is below F1 * 2^(lo_max + w.lo)
+// ---------------------------------------------------------------------------------------------
+// The tile test (docs/hopper-exact-path.md, "The tile test"): one decision for a whole tile of the
+// kernel (a warp's or warpgroup's weight rows x a block of tokens) from per-tile maxima that the
+// weight prepack and the activation pre-pass compute once, so the common chunk costs a few
+// instructions per thread instead of a test per element. It proves the same (E) and (M) as
+// step_is_fast for every element of the tile, with two changes:
+//   - (E) by the normalised bound sum_g max(A_g) max(B_g) < 2^16, or by the absolute one
+//     S <= sum_g max(Asum_g) max(6 s_g) < 2^(La + Lb + 16) (either suffices);
+//   - the accumulator's lower bound |acc| >= 2^(Ha + Hb - 12) is replaced by its granularity:
+//     every accumulator is a multiple of 2^(G - 8) with G the smallest La + Lb of the chunks so far
+//     (each step adds multiples of 2^(La + Lb - 8), and an RZ rounding that drops bits leaves a
+//     multiple of its own ulp, a larger power of two), so §3 keeps it whole when
+//     e_max - 35 <= G - 8, i.e. Ha + Hb - G <= 27. That also covers the block window
+//     (Ha + Hb) - (La + Lb) <= 27, since G <= La + Lb. It needs no accumulator at all.
+// What remains per thread is |acc| < 2^(La + Lb + 27): an upper bound of its accumulators (a
+// running sum of the chunk bounds below, recomputed from the accumulators when it gets too large).
+struct TileChunk {
+  float mag_n[4];  // max over the tile's rows of RowChunk::mag (each row normalised by its own lo)
+  float mag[4];    // max over the rows of the block magnitude bound in value units: activation Asum_g,
+                   // weight 6 * s_g (both exact fp32 numbers)
+  int lo, hi;      // min lo / max hi over rows with a non-zero scale; kNoScale / -kNoScale when none
   bool nan;
 };
-NVFP4_HD void group_init(RowGroup& g) {
-  for (float& m : g.mag) m = 0.0f;
-  g.lo = kNoScale;
-  g.hi = -kNoScale;
-  g.spread = 0;
-  g.lo_max = -kNoScale;
-  g.nan = false;
+NVFP4_HD void tile_init(TileChunk& t) {
+  for (int g = 0; g < 4; ++g) t.mag_n[g] = t.mag[g] = 0.0f;
+  t.lo = kNoScale;
+  t.hi = -kNoScale;
+  t.nan = false;
 }
-NVFP4_HD void group_add(RowGroup& g, const RowChunk& r) {
-  g.nan = g.nan || r.nan;
+// mag: the row's block bounds in value units (Asum_g, or 6 * s_g; 0 for NaN scales).
+NVFP4_HD void tile_add(TileChunk& t, const RowChunk& r, const float mag[4]) {
+  t.nan = t.nan || r.nan;
   if (r.lo == kNoScale) return;
-  for (int i = 0; i < 4; ++i) g.mag[i] = r.mag[i] > g.mag[i] ? r.mag[i] : g.mag[i];
-  g.lo = r.lo < g.lo ? r.lo : g.lo;
-  g.hi = r.hi > g.hi ? r.hi : g.hi;
-  g.spread = r.hi - r.lo > g.spread ? r.hi - r.lo : g.spread;
-  g.lo_max = r.lo > g.lo_max ? r.lo : g.lo_max;
+  for (int g = 0; g < 4; ++g) {
+    t.mag_n[g] = r.mag[g] > t.mag_n[g] ? r.mag[g] : t.mag_n[g];
+    t.mag[g] = mag[g] > t.mag[g] ? mag[g] : t.mag[g];
+  }
+  t.lo = r.lo < t.lo ? r.lo : t.lo;
+  t.hi = r.hi > t.hi ? r.hi : t.hi;
 }
-// acc_min: the smallest |acc| over the group's elements in weight row w (a zero fails here: it may
-// be a legitimately zero accumulator, which step_is_fast accepts per element). acc_bound: an upper
-// bound of every |acc| in the group (group_acc_bound below, accumulated over the chunks so far).
-// The test in two halves, so a kernel can do the part that needs no accumulator while the tensor
-// cores still work on the previous chunk: group_prepare, then group_final with the accumulators.
-struct GroupVerdict {
-  bool pre_ok;     // chain bound, block window, no NaN
-  bool trivial;    // every product is zero
-  float acc_lo, acc_hi;  // the accumulator must lie in [acc_lo, acc_hi) (or every element be covered otherwise)
+// 6 * s_g per block of a weight row's four scale bytes (0 for zero and NaN scales): exact.
+NVFP4_HD void weight_block_bounds(uint32_t sf4, float out[4]) {
+  for (int g = 0; g < 4; ++g) {
+    const uint8_t b = static_cast<uint8_t>(sf4 >> (8 * g));
+    out[g] = (b & 0x7F) == 0 || (b & 0x7F) == 0x7F ? 0.0f : 6.0f * scale_value(b);
+  }
+}
+
+constexpr int kNoRunLo = 1 << 20;  // the running minimum before any chunk with scales
+
+// The accumulator-free half of the tile test for one chunk. run_lo: the running min of La + Lb over
+// the chunks so far (start at kNoRunLo); updated here, also for chunks that fail. acc_shift: the
+// kernel keeps its accumulators scaled by 2^acc_shift (exact), so the limit and the increment come
+// in those units.
+struct TileVerdict {
+  bool pre_ok;      // (E) and the truncation windows hold for every element of the tile
+  float acc_limit;  // ... provided every |acc| (scaled) is below this
+  float inc;        // bound of |T| (scaled) for every element: the running |acc| bound grows by it
 };
-NVFP4_HD GroupVerdict group_prepare(const RowGroup& a, const RowChunk& w) {
-  GroupVerdict v{false, false, 0.0f, 0.0f};
-  if (a.nan || w.nan) return v;
-  if (a.lo == kNoScale || w.lo == kNoScale) {
-    v.pre_ok = v.trivial = true;
+NVFP4_HD TileVerdict tile_prepare(const TileChunk& a, const TileChunk& w, int& run_lo, int acc_shift) {
+  TileVerdict v{false, 0.0f, 0.0f};
+  const bool scaled = a.lo != kNoScale && w.lo != kNoScale;
+  const int lo = scaled ? a.lo + w.lo : 0;
+  if (scaled) run_lo = lo < run_lo ? lo : run_lo;
+  if (a.nan || w.nan) {
+    v.inc = model::from_bits(0x7F800000u);  // +Inf: every later |acc| bound is recomputed
     return v;
   }
-  v.pre_ok = chain_bound(a.mag, w.mag) < kChainLimit && a.spread + (w.hi - w.lo) <= kBlockWindow;
-  v.acc_lo = pow2f(a.hi + w.hi - kAccWindow);
-  v.acc_hi = pow2f(a.lo + w.lo + kBlockWindow);
-  return v;
-}
-NVFP4_HD bool group_final(const GroupVerdict& v, float acc_min, float acc_bound) {
-  return v.pre_ok && (v.trivial || (acc_min >= v.acc_lo && acc_bound < v.acc_hi));
-}
-NVFP4_HD bool group_is_fast(const RowGroup& a, const RowChunk& w, float acc_min, float acc_bound) {
-  return group_final(group_prepare(a, w), acc_min, acc_bound);
-}
-// How much one chunk can move any accumulator of the group: |T| <= sum_k |a'_k||w'_k|
-// <= F1(row) 2^(La(row) + Lb) <= F1(group) 2^(lo_max + Lb), rounded up. RZ steps and §3's
-// truncations toward zero only shrink magnitudes, so the running sum bounds every |acc|.
-NVFP4_HD float group_acc_bound(const RowGroup& a, const RowChunk& w) {
-  if (a.lo == kNoScale || w.lo == kNoScale) return 0.0f;
-  const float f1 = chain_bound(a.mag, w.mag);
-  const int e = a.lo_max + w.lo;  // in [-12, 16]
+  if (!scaled) {  // every product of the tile is zero: T = 0, the step is the identity
+    v.pre_ok = true;
+    v.acc_limit = model::from_bits(0x7F800000u);
+    return v;
+  }
+  const float s_bound = chain_bound(a.mag, w.mag);  // >= S and >= |T| of every element, rounded up
+  const bool chain = chain_bound(a.mag_n, w.mag_n) < kChainLimit || s_bound < pow2f(lo + 16);
+  const bool trunc = a.hi + w.hi - run_lo <= kBlockWindow;
+  v.pre_ok = chain && trunc;
+  v.acc_limit = pow2f(lo + kBlockWindow + acc_shift);
 #if defined(__CUDA_ARCH__)
-  return __fmul_ru(f1, pow2f(e));
+  v.inc = __fmul_ru(s_bound, pow2f(acc_shift));
 #else
-  return f1 * pow2f(e);  // a power-of-two scaling: exact (or +Inf, which fails every later test)
+  v.inc = s_bound * pow2f(acc_shift);  // a power-of-two scaling of a value >= 2^-20: exact
 #endif
+  return v;
 }
 
 }  // namespace nvfp4::hopper

@@ -20,7 +20,8 @@ const char* kHelp =
     "                      sm120p-proxy times the pipelined kernel's data path alone (MMA replaced by a\n"
     "                      register-only stand-in) against a copy of the weights\n"
     "  --activations KIND  outliers (default), normal or minimax (validate's synthetic inputs)\n"
-    "  --sm90-bm LIST      tile heights (tokens) to time for sm90: 16,32,48,64,96,128 (default: automatic)\n"
+    "  --sm90-config LIST  sm90 tile configurations to time, BMxRWxTWxNH (tokens per warpgroup x row blocks x\n"
+    "                      token blocks x halves), e.g. 128x3x1x2,128x2x1x1 (default: the launcher's choice)\n"
     "  --iters N           timed runs per measurement, median reported (default 30)\n"
     "  --warmup N          untimed runs first (default 5)\n"
     "  --no-quantizer      skip the quantizer benchmark\n"
@@ -31,7 +32,7 @@ const char* kHelp =
 
 int cmd_bench(int argc, char** argv) {
   auto args = Args::parse(argc, argv, 2, {"no-quantizer", "no-gemm", "help"},
-                          {"rows", "shapes", "backend", "iters", "warmup", "commit", "out", "sm90-bm", "activations"});
+                          {"rows", "shapes", "backend", "iters", "warmup", "commit", "out", "sm90-config", "activations"});
   if (!args.is_ok()) return fail("bench", args.status());
   if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
   BenchOptions opt;
@@ -71,15 +72,10 @@ int cmd_bench(int argc, char** argv) {
     if (!kind.is_ok()) return fail("bench", kind.status());
     opt.activations = args->get("activations");
   }
-  if (args->has("sm90-bm")) {
-    std::stringstream ss(args->get("sm90-bm"));
+  if (args->has("sm90-config")) {
+    std::stringstream ss(args->get("sm90-config"));
     std::string v;
-    while (std::getline(ss, v, ',')) {
-      const int bm = std::atoi(v.c_str());
-      if (bm != 16 && bm != 32 && bm != 48 && bm != 64 && bm != 96 && bm != 128)
-        return fail("bench", invalid_argument("--sm90-bm takes 16, 32, 48, 64, 96 or 128 (got '" + v + "')"));
-      opt.sm90_bms.push_back(bm);
-    }
+    while (std::getline(ss, v, ',')) opt.sm90_configs.push_back(v);  // checked against the built ones by the launcher
   }
   for (int i = 0; i < argc; ++i) opt.command += (i ? " " : "") + std::string(argv[i]);
   auto j = run_bench(opt, [](const std::string& s) { std::printf("%s\n", s.c_str()); std::fflush(stdout); });

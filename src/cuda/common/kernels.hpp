@@ -3,6 +3,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "../split_plan.hpp"
 #include "nvfp4/cuda.hpp"
@@ -73,13 +75,14 @@ Status launch_sm120_gemm(const GemmOperands& op, bool emulate, int sm_count, cud
 // Hopper exact path (src/cuda/sm90/, docs/hopper-exact-path.md).
 namespace sm90 {
 struct TokenRec;
-struct GroupRec;
-struct WRec;
+struct TileRec;
 }
-// Activation pre-pass: the scale-folded fp16 operand A' [mp][chunks*64] (mp = roundup(m, bm),
-// padding tokens repeat token m-1), the per-token records [mp/bm][chunks][bm] and the per-thread
-// group records [mp/bm][chunks][4]. From packed A (a, sfa as GemmOperands) or, when x is set, from bf16
-// x [m][k] quantized here with the comfy-cuda recipe: scale *x_amax's dynamic one, or s_static
+// Activation pre-pass: the scale-folded fp16 operand A' [mp][chunks*64] (mp = roundup(m, bm * tw),
+// padding tokens repeat token m-1) and the records of the fast-path tests, per block of bm tokens:
+// the block's tile record atile [chunks][mp/bm], its four thread-group records agroup
+// [mp/bm][chunks][4] (consumer thread t holds tokens 8j + 2t and 8j + 2t + 1) and the per-token
+// records trec [mp/bm][chunks][bm]. From packed A (a, sfa as GemmOperands) or, when x is set, from
+// bf16 x [m][k] quantized here with the comfy-cuda recipe: scale *x_amax's dynamic one, or s_static
 // when > 0; then alpha_out = f32_rn(s_x * s_w) and s_x_out (both optional) are written.
 struct Sm90Prep {
   const uint8_t* a = nullptr;
@@ -90,11 +93,12 @@ struct Sm90Prep {
   float s_static = 0.0f, s_w = 0.0f;
   float* alpha_out = nullptr;
   float* s_x_out = nullptr;
-  int64_t m = 0, chunks = 0;
+  int64_t m = 0, chunks = 0, mp = 0;
   int bm = 0;
   uint16_t* a16 = nullptr;          // fp16 bits
   sm90::TokenRec* trec = nullptr;
-  sm90::GroupRec* grec = nullptr;
+  sm90::TileRec* atile = nullptr;
+  sm90::TileRec* agroup = nullptr;
 };
 Status launch_sm90_prep(const Sm90Prep& p, cudaStream_t stream);
 
@@ -107,10 +111,9 @@ struct Sm90WeightSource {
   bool hi_first = true;
   const uint8_t* sf = nullptr;
 };
-// Writes exactly what sm90::prepack_weight_codes (wq: roundup(n,128)/128 * chunks * kWCodeBytes bytes)
-// and sm90::prepack_weight_records (wrec: roundup(n,128) * chunks records) produce on the host for
-// the same weight.
-Status launch_sm90_prepack_weight(const Sm90WeightSource& s, uint8_t* wq, sm90::WRec* wrec, cudaStream_t stream);
+// Writes exactly what sm90::prepack_weight_blocks produces on the host for the same weight:
+// chunks * ceil(n / 64) blocks of sm90::kWBlockBytes.
+Status launch_sm90_prepack_weight(const Sm90WeightSource& s, uint8_t* blocks, cudaStream_t stream);
 // dst [m][lda] = src's rows [m] (row_bytes valid bytes at pitch) in lo_first order, zero past
 // row_bytes: packed A as the sm90 pre-pass and the GEMM kernels read it (lda = K64/2).
 Status launch_pack_lo_first(const uint8_t* src, int64_t pitch, int64_t row_bytes, int64_t m, bool hi_first, int64_t lda,
@@ -119,24 +122,27 @@ Status launch_pack_lo_first(const uint8_t* src, int64_t pitch, int64_t row_bytes
 struct Sm90Gemm {
   const uint16_t* a16 = nullptr;    // the pre-pass outputs
   const sm90::TokenRec* trec = nullptr;
-  const sm90::GroupRec* grec = nullptr;
-  const uint8_t* wq = nullptr;      // sm90::prepack_weight_codes
-  const uint8_t* sfw = nullptr;     // 128x4 swizzled, rows padded to 128
-  const sm90::WRec* wrec = nullptr; // sm90::prepack_weight_records
-  int64_t m = 0, n = 0, chunks = 0;
-  int bm = 0;                       // tokens per tile: 8, 16, 32, 48, 64, 96 or 128
+  const sm90::TileRec* atile = nullptr;
+  const sm90::TileRec* agroup = nullptr;
+  const uint8_t* wblk = nullptr;    // sm90::prepack_weight_blocks
+  int64_t m = 0, n = 0, chunks = 0, mp = 0;
+  int bm = 128, rw = 2, tw = 1, nh = 1;  // the tile configuration (sm90::Config)
   const float* alpha_dev = nullptr; // device alpha (streaming), else alpha
   float alpha = 1.0f;
   const uint16_t* bias = nullptr;
   float* raw = nullptr;             // optional [m][n] fp32
   uint16_t* out = nullptr;          // [m][n] bf16
   // Optional path counters (atomics, off the hot loop): [0] element steps, [1] thread-chunks whose
-  // per-thread test failed (per-element tests ran), [2] element steps evaluated by the §3 model.
+  // tile test failed, [2] ... whose thread-group test failed too (per-element tests ran), [3]
+  // element steps evaluated by the §3 model.
   unsigned long long* counts = nullptr;
 };
 Status launch_sm90_gemm(const Sm90Gemm& p, int sm_count, cudaStream_t stream);
-// The tile height (tokens per CTA tile) the launcher picks for m x n on sm_count SMs.
-int sm90_pick_bm(int64_t m, int64_t n, int sm_count);
+// The tile configuration the launcher picks for m x n on sm_count SMs ("BMxRWxTWxNH" in
+// NVFP4_SM90_CONFIG overrides it, for tuning runs).
+void sm90_pick_config(int64_t m, int64_t n, int sm_count, int& bm, int& rw, int& tw, int& nh);
+// The configurations built, as "BMxRWxTWxNH".
+std::vector<std::string> sm90_config_names();
 
 // The pipelined SM120 kernel (sm120/sm120_gemm_pipelined.cu): native MMA, its exact emulation, or
 // the memory-path proxy (a register-only stand-in for the MMA: times the data path; output meaningless).

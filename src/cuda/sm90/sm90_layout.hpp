@@ -1,9 +1,8 @@
-// Data layouts shared by the sm90 kernels and their host launcher (docs/hopper-exact-path.md):
-// the per-row check records the activation pre-pass writes, and the weight codes prepacked into
-// the register order of the wgmma A fragment.
+// Data layouts shared by the sm90 kernels, the weight prepack (host and device) and the host
+// launcher (docs/hopper-exact-path.md): the weight blocks the GEMM streams, the activation records
+// the pre-pass writes, and the tile configurations.
 #pragma once
 #include <cstdint>
-#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -12,12 +11,30 @@
 
 namespace nvfp4::cuda::sm90 {
 
-constexpr int kTileN = 128;            // weight rows per CTA: two consumer warpgroups of 64
+constexpr int kRowsWG = 64;            // weight rows per consumer warpgroup: the wgmma M
 constexpr int kChunkK = 64;            // K per pipeline stage = one §3 step
-constexpr int kWCodeBytes = kTileN * kChunkK / 2;  // prepacked codes of one (n tile, chunk)
-constexpr int kWScaleBytes = 512;      // one 128x4 swizzle tile: 128 rows x 4 scales of one chunk
-constexpr int kThreads = 384;          // producer warpgroup + two consumer warpgroups
-static_assert(kWCodeBytes == 2 * 128 * 16, "each consumer thread takes 16 bytes of codes per chunk");
+constexpr int kCodeBytes = kRowsWG * kChunkK / 2;   // 2048: 128 threads x 16 bytes
+constexpr int kScaleBytes = kRowsWG * 4;            // 256: [64 rows][4 blocks]
+constexpr int kAccShift = -7;          // the kernel's accumulators are the §3 values times 2^-7 (exact)
+
+// Maxima of a tile of rows in one chunk (hopper::TileChunk), as the kernel loads them: 48 bytes.
+struct TileRec {
+  float mag_n[4];
+  float mag[4];
+  int16_t lo, hi;
+  uint8_t nan;
+  uint8_t pad[11];
+};
+static_assert(sizeof(TileRec) == 48, "tile records are three 16-byte vectors (bulk copies move multiples of 16)");
+
+// One weight block: 64 rows x one chunk, everything a consumer warpgroup reads for it, contiguous
+// so that the blocks of a CTA's rows for one chunk are one bulk copy. Blocks are stored
+// [chunk][n64 block].
+constexpr int kWBlockCodes = 0;
+constexpr int kWBlockScales = kCodeBytes;
+constexpr int kWBlockTile = kCodeBytes + kScaleBytes;
+constexpr int kWBlockBytes = kWBlockTile + static_cast<int>(sizeof(TileRec));  // 2352
+static_assert(kWBlockBytes % 16 == 0, "weight blocks are bulk-copied: 16-byte multiples");
 
 // One activation token in one chunk: what the per-element test and the slow path need.
 struct TokenRec {
@@ -27,87 +44,145 @@ struct TokenRec {
   uint8_t nan;
   uint8_t pad[7];
 };
-// The tokens one consumer thread holds (8j + 2t and 8j + 2t + 1 of a tile) in one chunk:
-// hopper::RowGroup, for the per-thread test.
-struct GroupRec {
-  float mag[4];
-  int16_t lo, hi, spread, lo_max;
-  uint8_t nan;
-  uint8_t pad[7];
-};
-// One weight row in one chunk: hopper::weight_chunk, precomputed when the weight is prepacked
-// (weights are static; the kernel would otherwise decode every scale byte of every row each time).
-// mag holds fp16 bit patterns; the values (0.75 * sig * 2^k) are exact in fp16 or +Inf (which fails
-// the chain test: conservative).
-struct WRec {
-  uint16_t mag[4];
-  int16_t lo, hi;
-  uint8_t nan;
-  uint8_t pad[3];
-};
-static_assert(sizeof(TokenRec) == 32 && sizeof(GroupRec) == 32 && sizeof(WRec) == 16, "records are aligned vector loads");
-constexpr int kWRecBytes = kTileN * static_cast<int>(sizeof(WRec));
+static_assert(sizeof(TokenRec) == 32, "token records are two 16-byte vectors");
 
-// Byte offset of row r's four chunk scales inside a 512-byte swizzle tile (§1 layout).
-inline constexpr int scale_offset_in_tile(int r) { return (r % 32) * 16 + ((r % 128) / 32) * 4; }
+// A consumer thread (warp w, lane 4 g + t of its warpgroup) holds weight rows r0 = 16 w + g and
+// r1 = r0 + 8, and of K block j the elements 2t, 2t+1 (fragment registers a0: row r0, a1: row r1)
+// and 2t+8, 2t+9 (a2: r0, a3: r1). Its 16 code bytes per chunk are one 32-bit word per block j:
+//   byte 0: P = (r0, 2t)   Q = (r0, 2t+8)      byte 1: P = (r0, 2t+1)  Q = (r0, 2t+9)
+//   byte 2: P = (r1, 2t)   Q = (r1, 2t+8)      byte 3: P = (r1, 2t+1)  Q = (r1, 2t+9)
+// each byte holding two E2M1 codes (sign s, exponent/mantissa bits eem) as s_P.s_Q.eem_P.eem_Q
+// (bit 7 .. bit 0). Then (w & 0x80808080) | ((w >> 2) & 0x0E0E0E0E) puts the P codes and
+// (w << 1) & 0x8E8E8E8E the Q codes into s...eem. form, the high byte of an fp16 whose value is
+// e2m1 * 2^-14 (codes 0 and 1 are fp16 subnormals, the rest normal), five integer instructions for
+// eight elements and no conversion instruction (those are slow on Hopper).
+NVFP4_HD uint8_t code_pair_byte(uint8_t p, uint8_t q) {  // p, q: E2M1 codes (sign in bit 3)
+  return static_cast<uint8_t>(((p & 8) << 4) | ((q & 8) << 3) | ((p & 7) << 3) | (q & 7));
+}
+// prmt.b32 in its default mode for selectors 0..7 (bytes of a, then of b): one PRMT on the GPU.
+NVFP4_HD uint32_t prmt_b32(uint32_t a, uint32_t b, uint32_t sel) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+  return d;
+#else
+  const uint64_t ab = (static_cast<uint64_t>(b) << 32) | a;
+  uint32_t d = 0;
+  for (int i = 0; i < 4; ++i) d |= static_cast<uint32_t>((ab >> (8 * ((sel >> (4 * i)) & 7))) & 0xFF) << (8 * i);
+  return d;
+#endif
+}
+// A thread's code word of K block j -> the f16x2 bit patterns of its fragment registers a0..a3
+// (rows r0, r1, r0, r1; lower K in the low half), each value e2m1 * 2^-14.
+NVFP4_HD void code_word_fp16(uint32_t w, uint32_t (&h)[4]) {
+  const uint32_t hp = (w & 0x80808080u) | ((w >> 2) & 0x0E0E0E0Eu);  // P codes: s...eem. (fp16 high bytes)
+  const uint32_t hq = (w << 1) & 0x8E8E8E8Eu;                        // Q codes
+  h[0] = prmt_b32(hp, 0u, 0x1404u);  // bytes 0, 1 -> high bytes of the two halves
+  h[1] = prmt_b32(hp, 0u, 0x3424u);  // bytes 2, 3
+  h[2] = prmt_b32(hq, 0u, 0x1404u);
+  h[3] = prmt_b32(hq, 0u, 0x3424u);
+}
+// A row's four UE4M3 scale bytes (sign ignored) -> f16x2 bit patterns (s0, s1), (s2, s3), each
+// value s * 2^-8: the E4M3 exponent and mantissa fields land on fp16's (subnormals included).
+NVFP4_HD void scale_word_fp16(uint32_t sw, uint32_t& s01, uint32_t& s23) {
+  const uint32_t x = sw & 0x7F7F7F7Fu;
+  s01 = prmt_b32(x, 0u, 0x4140u) << 7;
+  s23 = prmt_b32(x, 0u, 0x4342u) << 7;
+}
 
-// Weight codes in wgmma A-fragment order: for n tile nt and chunk c, 2 warpgroups x 128 threads x
-// 16 bytes; thread (warp w, lane 4 g + t) of warpgroup h covers rows r0 = 64 h + 16 w + g and
-// r1 = r0 + 8; its word j (K block j) holds, byte by byte, row r0 K 16j+2t..+1, row r1 the same,
-// row r0 K 16j+2t+8..+9, row r1 the same, two codes per byte with the lower K in the low nibble:
-// exactly the f16 pairs a0..a3 of the fragment once each nibble is decoded.
-// lo_first: rows of the weight in lo_first order, pitch bytes per row (K padded to 64).
-inline void prepack_weight_codes(const uint8_t* lo_first, int64_t n, int64_t pitch, int64_t chunks,
-                                 std::vector<uint8_t>& out) {
-  const int64_t ntiles = (n + kTileN - 1) / kTileN;
-  out.assign(static_cast<size_t>(ntiles * chunks * kWCodeBytes), 0);
-  for (int64_t nt = 0; nt < ntiles; ++nt)
-    for (int64_t c = 0; c < chunks; ++c) {
-      uint8_t* dst = &out[static_cast<size_t>((nt * chunks + c) * kWCodeBytes)];
-      for (int th = 0; th < 256; ++th) {
-        const int h = th / 128, w = (th % 128) / 32, g = (th % 32) / 4, t = th % 4;
-        const int64_t r0 = nt * kTileN + 64 * h + 16 * w + g, r1 = r0 + 8;
+// The code of element (row rw of the block, k of the chunk) from a block's code bytes.
+NVFP4_HD uint8_t block_code(const uint8_t* codes, int rw, int k) {
+  const int j = k / 16, kk = k % 16;
+  const int th = 32 * (rw / 16) + 4 * (rw % 8) + (kk % 8) / 2;
+  const uint8_t b = codes[th * 16 + 4 * j + ((rw % 16) >= 8 ? 2 : 0) + (kk % 2)];
+  return kk < 8 ? static_cast<uint8_t>(((b >> 4) & 8) | ((b >> 3) & 7)) : static_cast<uint8_t>(((b >> 3) & 8) | (b & 7));
+}
+// Word j (K block j) of consumer thread th; code(row, k) returns the E2M1 code of the block's row
+// (0..63) at chunk column k (0..63), zero for padding.
+template <typename Code>
+NVFP4_HD uint32_t block_code_word(int th, int j, const Code& code) {
+  const int r0 = 16 * (th / 32) + (th % 32) / 4, r1 = r0 + 8, t = th % 4, k0 = 16 * j + 2 * t;
+  const uint32_t b0 = code_pair_byte(code(r0, k0), code(r0, k0 + 8));
+  const uint32_t b1 = code_pair_byte(code(r0, k0 + 1), code(r0, k0 + 9));
+  const uint32_t b2 = code_pair_byte(code(r1, k0), code(r1, k0 + 8));
+  const uint32_t b3 = code_pair_byte(code(r1, k0 + 1), code(r1, k0 + 9));
+  return b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
+}
+
+// The tile record of the 64 rows of a block from their scale words (block g in byte g).
+NVFP4_HD TileRec weight_tile_rec(const uint32_t* sf4, int rows) {
+  hopper::TileChunk t;
+  hopper::tile_init(t);
+  for (int r = 0; r < rows; ++r) {
+    float mag[4];
+    hopper::weight_block_bounds(sf4[r], mag);
+    hopper::tile_add(t, hopper::weight_chunk(sf4[r]), mag);
+  }
+  TileRec rec{};
+  for (int g = 0; g < 4; ++g) {
+    rec.mag_n[g] = t.mag_n[g];
+    rec.mag[g] = t.mag[g];
+  }
+  rec.lo = static_cast<int16_t>(t.lo);
+  rec.hi = static_cast<int16_t>(t.hi);
+  rec.nan = t.nan;
+  return rec;
+}
+NVFP4_HD hopper::TileChunk tile_chunk(const TileRec& r) {
+  hopper::TileChunk t;
+  for (int g = 0; g < 4; ++g) {
+    t.mag_n[g] = r.mag_n[g];
+    t.mag[g] = r.mag[g];
+  }
+  t.lo = r.lo;
+  t.hi = r.hi;
+  t.nan = r.nan != 0;
+  return t;
+}
+
+// Byte offset of row r's four chunk scales inside a 512-byte 128x4 swizzle tile (§1 layout).
+NVFP4_HD int scale_offset_in_tile(int r) { return (r % 32) * 16 + ((r % 128) / 32) * 4; }
+
+// The weight blocks [chunks][ceil(n / 64)] from lo_first rows (pitch bytes per row, K padded to 64
+// with zeros) and 128x4 swizzled scales (rows padded to 128, chunks * 4 columns).
+inline void prepack_weight_blocks(const uint8_t* lo_first, const uint8_t* sf_swizzled, int64_t n, int64_t pitch,
+                                  int64_t chunks, std::vector<uint8_t>& out) {
+  const int64_t nb = (n + kRowsWG - 1) / kRowsWG;
+  out.assign(static_cast<size_t>(nb * chunks * kWBlockBytes), 0);
+  for (int64_t c = 0; c < chunks; ++c)
+    for (int64_t b = 0; b < nb; ++b) {
+      uint8_t* blk = &out[static_cast<size_t>((c * nb + b) * kWBlockBytes)];
+      auto code = [&](int r, int k) -> uint8_t {
+        const int64_t row = b * kRowsWG + r;
+        if (row >= n) return 0;
+        const uint8_t byte = lo_first[row * pitch + c * 32 + k / 2];
+        return static_cast<uint8_t>((byte >> (4 * (k % 2))) & 0xF);
+      };
+      for (int th = 0; th < 128; ++th)
         for (int j = 0; j < 4; ++j) {
-          const int64_t byte = c * 32 + 8 * j + t;
-          auto at = [&](int64_t r, int64_t b) -> uint8_t { return r < n ? lo_first[r * pitch + b] : 0; };
-          uint8_t* o = dst + th * 16 + 4 * j;
-          o[0] = at(r0, byte);
-          o[1] = at(r1, byte);
-          o[2] = at(r0, byte + 4);
-          o[3] = at(r1, byte + 4);
+          const uint32_t w = block_code_word(th, j, code);
+          std::memcpy(blk + kWBlockCodes + th * 16 + 4 * j, &w, 4);
         }
+      uint32_t sf4[kRowsWG];
+      for (int r = 0; r < kRowsWG; ++r) {
+        const int64_t row = b * kRowsWG + r;  // scale rows exist up to roundup(n, 128): zero padding
+        std::memcpy(&sf4[r], sf_swizzled + ((row / 128) * chunks + c) * 512 + scale_offset_in_tile(static_cast<int>(row % 128)), 4);
+        std::memcpy(blk + kWBlockScales + 4 * r, &sf4[r], 4);
       }
+      const TileRec rec = weight_tile_rec(sf4, kRowsWG);
+      std::memcpy(blk + kWBlockTile, &rec, sizeof rec);
     }
 }
 
-// fp16 bits of a non-negative fp32 value, rounded up (+Inf past 65504).
-inline uint16_t f16_bits_up(float v) {
-  if (!(v <= 65504.0f)) return 0x7C00;
-  if (v == 0.0f) return 0;
-  int e = 0;
-  const double fr = std::frexp(static_cast<double>(v), &e);  // v = fr * 2^e, fr in [0.5, 1)
-  if (e - 1 < -14) return static_cast<uint16_t>(std::ceil(std::ldexp(static_cast<double>(v), 24)));  // subnormal
-  const double mant = std::ceil((fr * 2.0 - 1.0) * 1024.0);
-  if (mant >= 1024.0) return static_cast<uint16_t>((e - 1 + 1 + 15) << 10);
-  return static_cast<uint16_t>(((e - 1 + 15) << 10) | static_cast<int>(mant));
-}
-
-// The weight records [n tile][chunk][128 rows] from the 128x4 swizzled scales (rows padded to 128).
-inline void prepack_weight_records(const uint8_t* sf_swizzled, int64_t n, int64_t chunks, std::vector<WRec>& out) {
-  const int64_t ntiles = (n + kTileN - 1) / kTileN;
-  out.assign(static_cast<size_t>(ntiles * chunks * kTileN), WRec{});
-  for (int64_t nt = 0; nt < ntiles; ++nt)
-    for (int64_t c = 0; c < chunks; ++c)
-      for (int r = 0; r < kTileN; ++r) {
-        uint32_t sw;
-        std::memcpy(&sw, sf_swizzled + (nt * chunks + c) * kWScaleBytes + scale_offset_in_tile(r), 4);
-        const hopper::RowChunk rc = hopper::weight_chunk(sw);
-        WRec& w = out[static_cast<size_t>((nt * chunks + c) * kTileN + r)];
-        for (int g = 0; g < 4; ++g) w.mag[g] = f16_bits_up(rc.mag[g]);
-        w.lo = static_cast<int16_t>(rc.lo);
-        w.hi = static_cast<int16_t>(rc.hi);
-        w.nan = rc.nan;
-      }
-}
+// A tile configuration of the GEMM: each consumer warpgroup owns 64 weight rows x bm tokens; a
+// CTA has rw x tw of them (rw row blocks, tw token blocks) sharing its stages; nh = 2 or 4 computes
+// a warpgroup's tokens in that many parts, one chain of MMAs each (fewer chunk-sum registers, for
+// three warpgroups per CTA).
+struct Config {
+  int bm = 128, rw = 2, tw = 1, nh = 1;
+  int warpgroups() const { return rw * tw; }
+  int tile_tokens() const { return bm * tw; }
+  bool operator==(const Config& o) const { return bm == o.bm && rw == o.rw && tw == o.tw && nh == o.nh; }
+};
 
 }  // namespace nvfp4::cuda::sm90

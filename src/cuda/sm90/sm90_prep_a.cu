@@ -1,8 +1,8 @@
 // sm90 activation pre-pass: turns the activation (NVFP4 A, or bf16 x quantized here exactly as
 // ComfyUI does) into what the sm90 GEMM reads: A' = e2m1(a) * s_a in fp16 (exact: at most 6
 // significant bits, 2^-10 <= |a'| <= 2688), and the records of the fast-path tests
-// (src/model/hopper_exact.hpp). No NVFP4 copy of A is written. One CTA per (token tile, chunk),
-// one thread per token.
+// (src/model/hopper_exact.hpp): per token, per thread group and per block of bm tokens. No NVFP4
+// copy of A is written. One CTA per (token block, chunk), one thread per token.
 #include <cuda_fp16.h>
 
 #include "../common/check.cuh"
@@ -115,25 +115,31 @@ __global__ void __launch_bounds__(kMaxBm) sm90_prep_a(Sm90Prep p) {
   tr.lo = static_cast<int16_t>(rc.lo);
   tr.hi = static_cast<int16_t>(rc.hi);
   tr.nan = rc.nan;
-  p.trec[(tile * p.chunks + c) * p.bm + i] = tr;  // [token tile][chunk][token]: one bulk copy per stage
+  p.trec[(tile * p.chunks + c) * p.bm + i] = tr;  // [token block][chunk][token]
 
-  // Group records: thread t of a consumer warp holds tokens 8j + 2t and 8j + 2t + 1.
+  // The block's tile record and the four thread-group records (thread t of a consumer warpgroup
+  // holds tokens 8j + 2t and 8j + 2t + 1): maxima over the rows, one thread each.
   __shared__ hopper::RowChunk rows[kMaxBm];
+  __shared__ float mags[kMaxBm][4];
   rows[i] = rc;
+  for (int g = 0; g < 4; ++g) mags[i][g] = asum[g];
   __syncthreads();
-  if (i < 4) {
-    hopper::RowGroup grp;
-    hopper::group_init(grp);
-    for (int j = 0; j < p.bm / 8; ++j)
-      for (int e = 0; e < 2; ++e) hopper::group_add(grp, rows[8 * j + 2 * i + e]);
-    sm90::GroupRec gr{};
-    for (int g = 0; g < 4; ++g) gr.mag[g] = grp.mag[g];
-    gr.lo = static_cast<int16_t>(grp.lo);
-    gr.hi = static_cast<int16_t>(grp.hi);
-    gr.spread = static_cast<int16_t>(grp.spread);
-    gr.lo_max = static_cast<int16_t>(grp.lo_max);
-    gr.nan = grp.nan;
-    p.grec[(tile * p.chunks + c) * 4 + i] = gr;
+  if (i < 5) {
+    hopper::TileChunk t;
+    hopper::tile_init(t);
+    for (int r = 0; r < p.bm; ++r)
+      if (i == 4 || (r % 8) / 2 == i) hopper::tile_add(t, rows[r], mags[r]);
+    sm90::TileRec rec{};
+    for (int g = 0; g < 4; ++g) {
+      rec.mag_n[g] = t.mag_n[g];
+      rec.mag[g] = t.mag[g];
+    }
+    rec.lo = static_cast<int16_t>(t.lo);
+    rec.hi = static_cast<int16_t>(t.hi);
+    rec.nan = t.nan;
+    const int64_t blocks = p.mp / p.bm;
+    if (i == 4) p.atile[c * blocks + tile] = rec;           // [chunk][token block]: one bulk copy per CTA and stage
+    else p.agroup[(tile * p.chunks + c) * 4 + i] = rec;     // [token block][chunk][t]
   }
 }
 
@@ -142,7 +148,8 @@ __global__ void __launch_bounds__(kMaxBm) sm90_prep_a(Sm90Prep p) {
 Status launch_sm90_prep(const Sm90Prep& p, cudaStream_t stream) {
   if (p.bm <= 0 || p.bm > kMaxBm || p.bm % 8 != 0) return invalid_argument("sm90 pre-pass: tile height must be 8..128, a multiple of 8");
   if (p.m <= 0 || p.chunks <= 0) return invalid_argument("sm90 pre-pass: empty activation");
-  const int64_t tiles = (p.m + p.bm - 1) / p.bm;
+  if (p.mp < p.m || p.mp % p.bm != 0) return invalid_argument("sm90 pre-pass: padded rows must be a multiple of the block, >= m");
+  const int64_t tiles = p.mp / p.bm;
   if (tiles > 0x7FFFFFFF || p.chunks > 65535) return invalid_argument("sm90 pre-pass: activation too large for one launch");
   sm90_prep_a<<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(p.chunks)), p.bm, 0, stream>>>(p);
   NVFP4_CUDA_LAUNCH_TRY("sm90_prep_a");

@@ -1,0 +1,124 @@
+// The sm90 kernel's weight blocks and its decode bit patterns, on the CPU (the same header the GPU
+// kernel and the device prepack use): every fragment register of every thread decodes to exactly
+// e2m1(code) * 2^-14 for the element the wgmma A fragment puts there, every scale pattern to
+// s * 2^-8, the slow path's element lookup returns the stored code, and the tile records are the
+// maxima of the rows' own records.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "cuda/sm90/sm90_layout.hpp"
+#include "nvfp4/format.hpp"
+#include "random_tensor.hpp"
+
+using namespace nvfp4;
+namespace sm90 = nvfp4::cuda::sm90;
+
+namespace {
+
+double fp16_value(uint16_t h) {
+  const int e = (h >> 10) & 0x1F, m = h & 0x3FF;
+  const double mag = e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
+  return (h & 0x8000) ? -mag : mag;
+}
+double e2m1_value_of(uint8_t code) {
+  static const double v[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+  return (code & 8) ? -v[code & 7] : v[code & 7];
+}
+double ue4m3_value(uint8_t b) {
+  const int e = (b >> 3) & 0xF, m = b & 7;
+  return e == 0 ? std::ldexp(m, -9) : std::ldexp(8 + m, e - 10);
+}
+
+}  // namespace
+
+TEST(Sm90Layout, EveryNibbleDecodesToItsE2m1ValueTimes2PowMinus14) {
+  for (uint32_t p = 0; p < 16; ++p)
+    for (uint32_t q = 0; q < 16; ++q) {
+      const uint8_t b = sm90::code_pair_byte(static_cast<uint8_t>(p), static_cast<uint8_t>(q));
+      uint32_t h[4];
+      sm90::code_word_fp16(b * 0x01010101u, h);  // the same pair in all four bytes
+      for (int r = 0; r < 4; ++r)
+        for (int half = 0; half < 2; ++half) {
+          const uint16_t bits = static_cast<uint16_t>(h[r] >> (16 * half));
+          const double want = std::ldexp(e2m1_value_of(static_cast<uint8_t>(r < 2 ? p : q)), -14);
+          ASSERT_EQ(fp16_value(bits), want) << p << " " << q << " reg " << r;
+          if (e2m1_value_of(static_cast<uint8_t>(r < 2 ? p : q)) == 0) ASSERT_EQ(bits & 0x7FFF, 0);  // +-0
+        }
+    }
+}
+
+TEST(Sm90Layout, EveryScaleByteDecodesToItsValueTimes2PowMinus8) {
+  for (uint32_t b = 0; b < 256; ++b) {
+    if ((b & 0x7F) == 0x7F) continue;  // NaN: such rows take the slow path
+    uint32_t s01, s23;
+    sm90::scale_word_fp16(b | (b << 8) | (b << 16) | (b << 24), s01, s23);
+    for (uint32_t v : {s01 & 0xFFFF, s01 >> 16, s23 & 0xFFFF, s23 >> 16})
+      ASSERT_EQ(fp16_value(static_cast<uint16_t>(v)), std::ldexp(ue4m3_value(static_cast<uint8_t>(b & 0x7F)), -8)) << b;
+  }
+}
+
+TEST(Sm90Layout, WeightBlocksHoldTheFragmentOrderScalesAndTileRecords) {
+  std::mt19937 rng(5);
+  const int64_t n = 150, k = 200;  // a partial last block, K padded to 256 (4 chunks)
+  const Tensor w = nvfp4::testing::random_tensor(n, k, rng, 0x10, 0x70, NibbleOrder::kHiFirst);
+  const Tensor lo = w.with(NibbleOrder::kLoFirst, ScaleLayout::kSwizzled128x4);
+  const int64_t chunks = 4, pitch = chunks * 32, nb = 3;
+  std::vector<uint8_t> rows(static_cast<size_t>(n * pitch), 0);
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t b = 0; b < lo.geom.row_bytes(); ++b) rows[r * pitch + b] = lo.data[r * lo.geom.row_bytes() + b];
+  std::vector<uint8_t> blocks;
+  sm90::prepack_weight_blocks(rows.data(), lo.scales.data(), n, pitch, chunks, blocks);
+  ASSERT_EQ(blocks.size(), static_cast<size_t>(chunks * nb * sm90::kWBlockBytes));
+  auto code_at = [&](int64_t row, int64_t col) -> uint8_t {  // E2M1 code of the weight, 0 past its edge
+    if (row >= n || col >= k) return 0;
+    return static_cast<uint8_t>((rows[row * pitch + col / 2] >> (4 * (col % 2))) & 0xF);
+  };
+  for (int64_t c = 0; c < chunks; ++c)
+    for (int64_t b = 0; b < nb; ++b) {
+      const uint8_t* blk = &blocks[static_cast<size_t>((c * nb + b) * sm90::kWBlockBytes)];
+      for (int th = 0; th < 128; ++th) {
+        const int r0 = 16 * (th / 32) + (th % 32) / 4, t = th % 4;
+        for (int j = 0; j < 4; ++j) {
+          uint32_t word;
+          std::memcpy(&word, blk + sm90::kWBlockCodes + th * 16 + 4 * j, 4);
+          uint32_t h[4];
+          sm90::code_word_fp16(word, h);
+          // a0: row r0, K 2t, 2t+1; a1: row r0 + 8; a2, a3: the same rows at K + 8 (wgmma A fragment)
+          for (int reg = 0; reg < 4; ++reg)
+            for (int half = 0; half < 2; ++half) {
+              const int64_t row = b * 64 + r0 + (reg % 2) * 8, col = c * 64 + 16 * j + 2 * t + half + (reg / 2) * 8;
+              ASSERT_EQ(fp16_value(static_cast<uint16_t>(h[reg] >> (16 * half))), std::ldexp(e2m1_value_of(code_at(row, col)), -14))
+                  << "chunk " << c << " block " << b << " thread " << th << " reg " << reg;
+            }
+        }
+      }
+      uint32_t sf4[64];
+      for (int r = 0; r < 64; ++r) {
+        std::memcpy(&sf4[r], blk + sm90::kWBlockScales + 4 * r, 4);
+        for (int kk = 0; kk < 64; ++kk) ASSERT_EQ(sm90::block_code(blk + sm90::kWBlockCodes, r, kk), code_at(b * 64 + r, c * 64 + kk));
+        const int64_t row = b * 64 + r;
+        for (int g = 0; g < 4; ++g) {
+          // the tensor's scales exist for its rows16 rows (zero codes past n) and cols16 / 16 blocks
+          const uint8_t want = row < lo.geom.rows16 && c * 4 + g < lo.geom.sf_cols ? lo.scale(row, c * 4 + g) : 0;
+          ASSERT_EQ(static_cast<uint8_t>(sf4[r] >> (8 * g)), want) << row << " " << c * 4 + g;
+        }
+      }
+      sm90::TileRec rec;
+      std::memcpy(&rec, blk + sm90::kWBlockTile, sizeof rec);
+      hopper::TileChunk want;
+      hopper::tile_init(want);
+      for (int r = 0; r < 64; ++r) {
+        float mag[4];
+        hopper::weight_block_bounds(sf4[r], mag);
+        hopper::tile_add(want, hopper::weight_chunk(sf4[r]), mag);
+      }
+      EXPECT_EQ(rec.lo, want.lo);
+      EXPECT_EQ(rec.hi, want.hi);
+      for (int g = 0; g < 4; ++g) {
+        EXPECT_EQ(rec.mag[g], want.mag[g]);
+        EXPECT_EQ(rec.mag_n[g], want.mag_n[g]);
+      }
+    }
+}
