@@ -7,7 +7,7 @@
 //     exact. The activation A' (e2m1 * s_a, fp16, from the pre-pass) comes by TMA into shared
 //     memory as the B operand: D^T[n][m] = W'[n][k] A'[m][k], so the accumulators hold the §3 values
 //     times 2^-7 (kAccShift; exact, fp32 has the range) and the epilogue multiplies by 2^7;
-//   - a zero-initialised chain of four m64nBNk16 wgmmas gives the chunk sum CH;
+//   - a zero-initialised chain of four m64nBMk16 wgmmas gives the chunk sum CH;
 //   - the tile test (src/model/hopper_exact.hpp), from a record of the weight block and one of the
 //     token block, decides for the whole tile whether acc = add.rz(acc, CH) is the §3 step; it
 //     costs a few instructions per thread and passes on almost every chunk of real activations.
@@ -48,26 +48,37 @@ struct Cfg {
   static constexpr int BM = BM_, RW = RW_, TW = TW_, NH = NH_;
   static constexpr int P = RW * TW;                 // consumer warpgroups
   static constexpr int kThreads = 128 * (P + 1);
-  static constexpr int BN = BM / NH;                // wgmma N of one chain
-  static constexpr int RH = BN / 2;                 // accumulator registers per thread and part
+  static constexpr int BN = BM / NH;                // tokens of one MMA chain (wgmma N)
   static constexpr int R = BM / 2;                  // accumulator registers per thread
-  // setmaxnreg: the producer warpgroup gives its registers to the consumers (64K per SM); with one
-  // consumer warpgroup (256 threads) every thread has 255 anyway.
-  static constexpr int kProducerRegs = P <= 2 ? 40 : 32;
-  static constexpr int kConsumerRegs = P <= 2 ? 232 : 160;
-  // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block records.
+  static constexpr int RH = BN / 2;                 // chunk-sum registers per thread (one chain)
+  // setmaxnreg: the producer warpgroup (a copy thread and the verdict warp) gives its registers to
+  // the consumers (64K per SM); with one consumer warpgroup (256 threads) every thread has 255 anyway.
+  static constexpr int kProducerRegs = 40;
+  static constexpr int kConsumerRegs = P <= 2 ? 232 : (P == 3 ? 152 : 112);
+  // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block
+  // records (these three by the copy engine), then P verdicts (written by the verdict warp).
   static constexpr int kA = 0;
   static constexpr int kW = TW * BM * 128;
   static constexpr int kT = kW + RW * kWBlockBytes;
-  static constexpr int kBytes = (kT + TW * static_cast<int>(sizeof(TileRec)) + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
-  static_assert(P >= 1 && P <= 3, "one to three consumer warpgroups per CTA (the register file holds no more)");
-  static_assert(NH == 1 || NH == 2 || NH == 4, "a warpgroup's tokens in one, two or four parts");
+  static constexpr int kV = kT + TW * static_cast<int>(sizeof(TileRec));
+  static constexpr int kBytes = (kV + P * 16 + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
+  static_assert(P >= 1 && P <= 4, "one to four consumer warpgroups per CTA (the register file holds no more)");
+  static_assert(NH == 1 || NH == 2, "a warpgroup's tokens in one chain or two");
   static_assert(BN % 8 == 0 && BN >= 8 && BN <= 128, "wgmma N (tokens per chain) is a multiple of 8, at most 128 here");
   static_assert(TW * BM <= 256, "the A' tile is one TMA box: at most 256 rows");
   static_assert(kW % kSmemAlign == 0 && (BM * 128) % kSmemAlign == 0 && (BN * 128) % kSmemAlign == 0,
                 "every B operand starts on a 1024-byte swizzle atom");
   static_assert(kConsumerRegs * 128 * P + kProducerRegs * 128 <= 65536, "setmaxnreg budget exceeds the register file");
 };
+
+// The verdict warp's result for one warpgroup and chunk (hopper::TileVerdict plus the running
+// minimum of La + Lb that the fallback's thread-group test needs): 16 bytes in the stage.
+struct Verdict {
+  uint32_t pre_ok;
+  float acc_limit, inc;
+  int32_t run_lo;
+};
+static_assert(sizeof(Verdict) == 16, "a verdict is one 16-byte shared-memory load");
 
 // ---- weight decode (layout and bit patterns: sm90_layout.hpp) --------------------------------
 __device__ __forceinline__ __half2 as_h2(uint32_t u) { return *reinterpret_cast<__half2*>(&u); }
@@ -104,6 +115,13 @@ __device__ __forceinline__ TileRec load_tile_rec(const uint8_t* p) {
   return r;
 }
 
+// A pointer the compiler cannot see through: arrays accessed by it stay in local memory instead of
+// being promoted to registers (the fallback's copies must not take the hot loop's registers).
+__device__ __forceinline__ float* opaque(float* p) {
+  asm volatile("" : "+l"(p));
+  return p;
+}
+
 __device__ __forceinline__ float max_nan(float a, float b) {  // NaN-propagating: a NaN accumulator fails every bound
   float d;
   asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
@@ -129,7 +147,6 @@ struct Fallback {
   int run_lo;                 // the warpgroup's running min of La + Lb (this chunk included)
   int r0;                     // the thread's first row in the block (the second is r0 + 8)
   int t;                      // lane % 4
-  int token0;                 // first token of the part within the block
 };
 
 // §3 for one element from the operands in shared memory: exact fp32 block sums of the folded
@@ -165,11 +182,12 @@ __device__ __forceinline__ float slow_element(const uint8_t* a_tile, int mi, con
   return model::mma_combine(sig, e, nan, acc);
 }
 
-// One part's accumulators of a thread whose tile test failed, copied to local memory by the caller
-// so the hot loop's registers are not sized for the §3 model. Inlined: as a call, its ABI kept
-// loop state in local memory on the fast path too (measured in the SASS). Returns the number of
-// element steps the model evaluated times 2, plus 1 when the thread-group test passed.
-template <int RH>
+// The accumulators of a thread whose tile test failed (all R, after every chain of the chunk has
+// finished), copied to local memory by the caller so the hot loop's registers are not sized for
+// the §3 model. Inlined: as a call, its ABI kept loop state in local memory on the fast path too
+// (measured in the SASS). Returns the number of element steps the model evaluated times 2, plus 1
+// when the thread-group test passed.
+template <int R, int BN>
 __device__ __forceinline__ uint32_t fallback_part(float* acc, const float* ch, const Fallback f) {
   const uint32_t sw0 = *reinterpret_cast<const uint32_t*>(f.wblock + kWBlockScales + 4 * f.r0);
   const uint32_t sw1 = *reinterpret_cast<const uint32_t*>(f.wblock + kWBlockScales + 4 * (f.r0 + 8));
@@ -185,17 +203,18 @@ __device__ __forceinline__ uint32_t fallback_part(float* acc, const float* ch, c
   int run_lo = f.run_lo;  // the group's La + Lb is >= the tile's: run_lo stays as it is
   const hopper::TileVerdict v = hopper::tile_prepare(tile_chunk(*f.group), wt, run_lo, kAccShift);
   float amax = 0.0f;
-  for (int i = 0; i < RH; ++i) amax = max_nan(amax, fabsf(acc[i]));
+  for (int i = 0; i < R; ++i) amax = max_nan(amax, fabsf(acc[i]));
   if (v.pre_ok && amax < v.acc_limit) {
-    for (int i = 0; i < RH; ++i) acc[i] = __fadd_rz(acc[i], ch[i]);
+    for (int i = 0; i < R; ++i) acc[i] = __fadd_rz(acc[i], ch[i]);
     return 1;
   }
   uint32_t slow = 0;
   const float up = hopper::pow2f(-kAccShift), down = hopper::pow2f(kAccShift);
 #pragma unroll 1
-  for (int i = 0; i < RH; ++i) {
-    const int j = i / 4, e = i % 2, second = (i / 2) % 2;
-    const int mi = f.token0 + 8 * j + 2 * f.t + e, rw = f.r0 + 8 * second;
+  for (int i = 0; i < R; ++i) {
+    // element i of the thread: chain i / (BN / 2), then the wgmma accumulator layout
+    const int ii = i % (BN / 2), j = ii / 4, e = ii % 2, second = (ii / 2) % 2;
+    const int mi = (i / (BN / 2)) * BN + 8 * j + 2 * f.t + e, rw = f.r0 + 8 * second;
     const TokenRec tr = f.trec[mi];
     hopper::RowChunk a;
     for (int g = 0; g < 4; ++g) a.mag[g] = tr.mag[g];
@@ -244,18 +263,20 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   // wgmma and setmaxnreg exist on sm_90a only; the launcher never starts this on other GPUs.
   __trap();
 #else
-  constexpr int BM = C::BM, RW = C::RW, TW = C::TW, NH = C::NH, BN = C::BN, RH = C::RH;
+  constexpr int BM = C::BM, RW = C::RW, TW = C::TW, P = C::P;
   extern __shared__ __align__(16) uint8_t smem_raw[];
   // Aligned by an offset from smem_raw, not by a cast through an integer: the compiler then keeps
   // every access below a shared-memory one (LDS, 32-bit addresses).
   uint8_t* smem = smem_raw + ((kSmemAlign - (smem_addr(smem_raw) & (kSmemAlign - 1))) & (kSmemAlign - 1));
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + stages * C::kBytes);
-  uint64_t* empty = full + stages;
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + stages * C::kBytes);  // copies landed
+  uint64_t* ready = full + stages;                                          // verdicts written
+  uint64_t* empty = ready + stages;                                         // consumers done
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
       mbar_init(&full[s], 1);
-      mbar_init(&empty[s], 128 * C::P);  // every consumer thread
+      mbar_init(&ready[s], P);         // each verdict lane
+      mbar_init(&empty[s], 128 * P);   // every consumer thread
     }
     fence_barrier_init();
   }
@@ -266,8 +287,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   const uint32_t tiles = mtiles * ntiles, C_ = static_cast<uint32_t>(p.chunks);
 
   if (wg == 0) {
-    if constexpr (C::P > 1) regs_release<C::kProducerRegs>();
+    if constexpr (P > 1) regs_release<C::kProducerRegs>();
     if (tid == 0) {
+      // The copy thread: every stage's A' tile, weight blocks and token-block records.
       prefetch_tensor_map(&tmap_a);
       RingPos pos;
       const uint32_t tblocks = static_cast<uint32_t>(p.mp / BM);
@@ -288,109 +310,145 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
                    &full[s]);
         }
       }
+    } else if (tid >= 32 && tid < 32 + P) {
+      // The verdict warp: lane q runs warpgroup q's tile test for every stage as soon as its
+      // records land, so the consumers read one 16-byte verdict instead of running the test.
+      const int q = tid - 32, rb = q % RW, tb = q / RW;
+      RingPos pos;
+      for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        uint32_t mt, nt;
+        tile_coords(tile, mtiles, ntiles, mt, nt);
+        const bool on = nt * RW + rb < nblocks;
+        int run_lo = hopper::kNoRunLo;
+        for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
+          const int s = pos.stage;
+          mbar_wait(&full[s], pos.phase);
+          uint8_t* st = smem + s * C::kBytes;
+          Verdict v{0, 0.0f, 0.0f, 0};
+          if (on) {
+            const hopper::TileVerdict t = hopper::tile_prepare(tile_chunk(load_tile_rec(st + C::kT + tb * sizeof(TileRec))),
+                                                               tile_chunk(load_tile_rec(st + C::kW + rb * kWBlockBytes + kWBlockTile)),
+                                                               run_lo, kAccShift);
+            v = Verdict{t.pre_ok ? 1u : 0u, t.acc_limit, t.inc, run_lo};
+          }
+          *reinterpret_cast<Verdict*>(st + C::kV + 16 * q) = v;
+          mbar_arrive(&ready[s]);  // each lane releases its own write
+        }
+      }
     }
     return;
   }
 
-  if constexpr (C::P > 1) regs_acquire<C::kConsumerRegs>();  // one consumer warpgroup has its 255 from the start
+  if constexpr (P > 1) regs_acquire<C::kConsumerRegs>();  // one consumer warpgroup has its 255 from the start
+  constexpr int NH = C::NH, BN = C::BN, RH = C::RH;
   const int q = wg - 1, rb = q % RW, tb = q / RW;  // this warpgroup's row block and token block in the tile
   const int warp = tid / 32, lane = tid % 32, g8 = lane / 4, t = lane % 4;
   const int r0 = 16 * warp + g8;                   // rows r0 and r0 + 8 of the 64-row block
   float acc[NH][RH], ch[RH];
-  uint32_t slow_steps = 0, tile_misses = 0, group_misses = 0;
-  uint32_t chunk_steps = 0;
+  uint32_t slow_steps = 0, tile_misses = 0, group_misses = 0, chunk_steps = 0;
   RingPos pos;
+
   for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     uint32_t mt, nt;
     tile_coords(tile, mtiles, ntiles, mt, nt);
     const uint32_t block = nt * RW + rb, tblock = mt * TW + tb;
-    const bool on = block < nblocks;  // the last row tile may hold fewer blocks than warpgroups
+    if (block >= nblocks) {  // the last row tile may hold fewer blocks than warpgroups: stages pass through
+      for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
+        mbar_wait(&ready[pos.stage], pos.phase);
+        mbar_arrive(&empty[pos.stage]);
+      }
+      continue;
+    }
 #pragma unroll
     for (int h = 0; h < NH; ++h)
 #pragma unroll
       for (int i = 0; i < RH; ++i) acc[h][i] = 0.0f;
     float bound = 0.0f;  // >= every |acc| of this thread (scaled units); all are +0 now
-    int run_lo = hopper::kNoRunLo;
 
+#pragma unroll 1
     for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
       const int s = pos.stage;
-      mbar_wait(&full[s], pos.phase);
+      mbar_wait(&ready[s], pos.phase);
       const uint8_t* st = smem + s * C::kBytes;
-      if (on) {
-        const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
-        const uint8_t* at = st + C::kA + tb * BM * 128;
-        // Fragments of the chunk's four K blocks.
-        uint32_t frag[4][4];
-        {
-          const uint4 wc = *reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16);
-          __half2 s0_01, s0_23, s1_01, s1_23;
-          scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * r0), s0_01, s0_23);
-          scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * (r0 + 8)), s1_01, s1_23);
-          const uint32_t words[4] = {wc.x, wc.y, wc.z, wc.w};
+      const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
+      const uint8_t* at = st + C::kA + tb * BM * 128;
+      // Fragments of the chunk's four K blocks.
+      uint32_t frag[4][4];
+      {
+        const uint4 wc = *reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16);
+        __half2 s0_01, s0_23, s1_01, s1_23;
+        scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * r0), s0_01, s0_23);
+        scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * (r0 + 8)), s1_01, s1_23);
+        const uint32_t words[4] = {wc.x, wc.y, wc.z, wc.w};
 #pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            const __half2 a0 = j < 2 ? s0_01 : s0_23, a1 = j < 2 ? s1_01 : s1_23;
-            decode_word(words[j], (j & 1) ? __high2half2(a0) : __low2half2(a0), (j & 1) ? __high2half2(a1) : __low2half2(a1),
-                        frag[j]);
-          }
+        for (int j = 0; j < 4; ++j) {
+          const __half2 a0 = j < 2 ? s0_01 : s0_23, a1 = j < 2 ? s1_01 : s1_23;
+          decode_word(words[j], (j & 1) ? __high2half2(a0) : __low2half2(a0), (j & 1) ? __high2half2(a1) : __low2half2(a1),
+                      frag[j]);
         }
-        const uint64_t desc = desc_k_major_sw128(smem_addr(at));
-        hopper::TileVerdict v{};
-        bool fast = false;
-#pragma unroll
-        for (int h = 0; h < NH; ++h) {
-          const uint64_t dh = desc + static_cast<uint64_t>(h * BN * 128 / 16);  // descriptor addresses are in 16-byte units
-          wgmma_fence();
-          Wgmma<BN>::mma_first(ch, frag[0], dh);
-#pragma unroll
-          for (int j = 1; j < 4; ++j) Wgmma<BN>::mma(ch, frag[j], dh + 2 * j, true);  // +32 bytes per k16
-          wgmma_commit();
-          if (h == 0) {
-            // The tile test while the tensor cores work: the same for every thread of the
-            // warpgroup but its accumulator bound, recomputed when it gets too large.
-            v = hopper::tile_prepare(tile_chunk(load_tile_rec(st + C::kT + tb * sizeof(TileRec))),
-                                     tile_chunk(load_tile_rec(wb + kWBlockTile)), run_lo, kAccShift);
-            fast = v.pre_ok;
-            if (fast && !(bound < v.acc_limit)) {
-              float m = 0.0f;
-#pragma unroll
-              for (int hh = 0; hh < NH; ++hh) m = max_nan(m, abs_max(acc[hh]));
-              bound = m;
-              fast = bound < v.acc_limit;
-            }
-          }
-          wgmma_wait_all();
-          fence_regs(ch);
-          if (fast) {
-#pragma unroll
-            for (int i = 0; i < RH; ++i) acc[h][i] = __fadd_rz(acc[h][i], ch[i]);
-          } else {
-            if (h == 0) ++tile_misses;
-            const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
-            const Fallback f{at, wb, p.trec + tc * BM, p.agroup + tc * 4 + t, run_lo, r0, t, h * BN};
-            // Copies, so that only they live in local memory, not the hot loop's registers.
-            float la[RH], lc[RH];
-#pragma unroll
-            for (int i = 0; i < RH; ++i) {
-              la[i] = acc[h][i];
-              lc[i] = ch[i];
-            }
-            const uint32_t r = fallback_part<RH>(la, lc, f);
-#pragma unroll
-            for (int i = 0; i < RH; ++i) acc[h][i] = la[i];
-            slow_steps += r >> 1;
-            if (!(r & 1) && h == 0) ++group_misses;
-          }
-        }
-#pragma unroll
-        for (int j = 0; j < 4; ++j) fence_regs(frag[j]);  // the MMAs read them until the wait
-        bound = __fadd_ru(bound, v.inc);
-        ++chunk_steps;
       }
+      const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV + 16 * q);  // Verdict, one load
+      const float acc_limit = __uint_as_float(vw.y), inc = __uint_as_float(vw.z);
+      bool fast = vw.x != 0;
+      if (fast && !(bound < acc_limit)) {  // recompute the bound from the accumulators
+        float m = 0.0f;
+#pragma unroll
+        for (int h = 0; h < NH; ++h) m = max_nan(m, abs_max(acc[h]));
+        bound = m;
+        fast = bound < acc_limit;
+      }
+      // Branches on a warp-uniform value only: wgmma.wait_group must run converged.
+      const bool warp_fast = __all_sync(0xFFFFFFFFu, fast);
+      const uint64_t desc = desc_k_major_sw128(smem_addr(at));
+      float lc_mem[C::R];  // the chunk sums of a chunk that takes the fallback (local memory)
+      float* const lc = opaque(lc_mem);
+#pragma unroll
+      for (int h = 0; h < NH; ++h) {
+        const uint64_t dh = desc + static_cast<uint64_t>(h * BN * 128 / 16);  // descriptor addresses are in 16-byte units
+        wgmma_fence();
+        Wgmma<BN>::mma_first(ch, frag[0], dh);
+#pragma unroll
+        for (int j = 1; j < 4; ++j) Wgmma<BN>::mma(ch, frag[j], dh + 2 * j, true);  // +32 bytes per k16
+        wgmma_commit();
+        wgmma_wait_all();
+        fence_regs(ch);
+        if (warp_fast || fast) {
+#pragma unroll
+          for (int i = 0; i < RH; ++i) acc[h][i] = __fadd_rz(acc[h][i], ch[i]);
+        } else if constexpr (NH > 1) {
+#pragma unroll
+          for (int i = 0; i < RH; ++i) lc[h * RH + i] = ch[i];
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) fence_regs(frag[j]);  // the MMAs read them until the wait
+      if (!(warp_fast || fast)) {
+        // After every chain: only the copies are live across the fallback.
+        ++tile_misses;
+        const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
+        const Fallback f{at, wb, p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
+        float la_mem[C::R];
+        float* const la = opaque(la_mem);
+#pragma unroll
+        for (int h = 0; h < NH; ++h)
+#pragma unroll
+          for (int i = 0; i < RH; ++i) {
+            la[h * RH + i] = acc[h][i];
+            if constexpr (NH == 1) lc[i] = ch[i];
+          }
+        const uint32_t r = fallback_part<C::R, BN>(la, lc, f);
+#pragma unroll
+        for (int h = 0; h < NH; ++h)
+#pragma unroll
+          for (int i = 0; i < RH; ++i) acc[h][i] = la[h * RH + i];
+        slow_steps += r >> 1;
+        group_misses += (r & 1) ^ 1;
+      }
+      bound = __fadd_ru(bound, inc);
       // Every consumer thread arrives: an arrive releases only its own thread's reads of the stage.
       mbar_arrive(&empty[s]);
     }
-    if (!on) continue;
+    chunk_steps += C_;
 
     // Epilogue: raw fp32 and bf16_rn(f32_rn(alpha * acc) [+ bias]) (§4, alpha before bf16); the
     // accumulators back to value units (times 2^7, exact).
@@ -402,21 +460,21 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #pragma unroll
     for (int h = 0; h < NH; ++h)
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j)
+    for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int64_t m = static_cast<int64_t>(tblock) * BM + h * BN + 8 * j + 2 * t + e;
-          if (m >= p.m) continue;
-          const float v0 = __fmul_rn(acc[h][4 * j + e], up), v1 = __fmul_rn(acc[h][4 * j + 2 + e], up);
-          if (n0 < p.n) {
-            if (p.raw) p.raw[m * p.n + n0] = v0;
-            p.out[m * p.n + n0] = epilogue_alpha_before_bf16(v0, alpha, b0);
-          }
-          if (n1 < p.n) {
-            if (p.raw) p.raw[m * p.n + n1] = v1;
-            p.out[m * p.n + n1] = epilogue_alpha_before_bf16(v1, alpha, b1);
-          }
+      for (int e = 0; e < 2; ++e) {
+        const int64_t m = static_cast<int64_t>(tblock) * BM + h * BN + 8 * j + 2 * t + e;
+        if (m >= p.m) continue;
+        const float v0 = __fmul_rn(acc[h][4 * j + e], up), v1 = __fmul_rn(acc[h][4 * j + 2 + e], up);
+        if (n0 < p.n) {
+          if (p.raw) p.raw[m * p.n + n0] = v0;
+          p.out[m * p.n + n0] = epilogue_alpha_before_bf16(v0, alpha, b0);
         }
+        if (n1 < p.n) {
+          if (p.raw) p.raw[m * p.n + n1] = v1;
+          p.out[m * p.n + n1] = epilogue_alpha_before_bf16(v1, alpha, b1);
+        }
+      }
   }
   if (p.counts) {
     atomicAdd(&p.counts[0], static_cast<unsigned long long>(chunk_steps) * C::R);
@@ -465,9 +523,9 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
   NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   const int budget = optin - kSmemAlign - 256;
-  const int stages = std::min(kMaxStages, budget / (C::kBytes + 16));
+  const int stages = std::min(kMaxStages, budget / (C::kBytes + 24));
   if (stages < 2) return unsupported("sm90 kernel: not enough shared memory for two pipeline stages");
-  const int smem = stages * C::kBytes + 2 * stages * 8 + kSmemAlign;
+  const int smem = stages * C::kBytes + 3 * stages * 8 + kSmemAlign;
   NVFP4_CUDA_TRY(cudaFuncSetAttribute(sm90_gemm_nvfp4<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const int64_t nblocks = (p.n + kRowsWG - 1) / kRowsWG;
   const int64_t tiles = p.mp / (C::BM * C::TW) * ((nblocks + C::RW - 1) / C::RW);
@@ -487,18 +545,19 @@ struct Built {
   Status (*launch)(const Sm90Gemm&, int, cudaStream_t);
 };
 constexpr Built kBuilt[] = {
-    {{16, 1, 1, 1}, launch_cfg<Cfg<16, 1, 1, 1>>},   {{16, 2, 1, 1}, launch_cfg<Cfg<16, 2, 1, 1>>},
-    {{16, 3, 1, 1}, launch_cfg<Cfg<16, 3, 1, 1>>},   {{32, 1, 1, 1}, launch_cfg<Cfg<32, 1, 1, 1>>},
-    {{32, 2, 1, 1}, launch_cfg<Cfg<32, 2, 1, 1>>},   {{32, 3, 1, 1}, launch_cfg<Cfg<32, 3, 1, 1>>},
-    {{64, 1, 2, 1}, launch_cfg<Cfg<64, 1, 2, 1>>},   {{64, 2, 1, 1}, launch_cfg<Cfg<64, 2, 1, 1>>},
-    {{64, 3, 1, 1}, launch_cfg<Cfg<64, 3, 1, 1>>},   {{128, 1, 2, 1}, launch_cfg<Cfg<128, 1, 2, 1>>},
-    {{128, 2, 1, 1}, launch_cfg<Cfg<128, 2, 1, 1>>}, {{128, 3, 1, 2}, launch_cfg<Cfg<128, 3, 1, 2>>},
-    {{128, 3, 1, 4}, launch_cfg<Cfg<128, 3, 1, 4>>},
+    {{16, 1, 1, 1}, launch_cfg<Cfg<16, 1, 1, 1>>},    {{16, 2, 1, 1}, launch_cfg<Cfg<16, 2, 1, 1>>},
+    {{16, 3, 1, 1}, launch_cfg<Cfg<16, 3, 1, 1>>},    {{16, 4, 1, 1}, launch_cfg<Cfg<16, 4, 1, 1>>},
+    {{32, 1, 1, 1}, launch_cfg<Cfg<32, 1, 1, 1>>},    {{32, 2, 1, 1}, launch_cfg<Cfg<32, 2, 1, 1>>},
+    {{32, 3, 1, 1}, launch_cfg<Cfg<32, 3, 1, 1>>},    {{64, 1, 2, 1}, launch_cfg<Cfg<64, 1, 2, 1>>},
+    {{64, 2, 1, 1}, launch_cfg<Cfg<64, 2, 1, 1>>},    {{64, 3, 1, 1}, launch_cfg<Cfg<64, 3, 1, 1>>},
+    {{128, 1, 1, 1}, launch_cfg<Cfg<128, 1, 1, 1>>},  {{128, 1, 2, 1}, launch_cfg<Cfg<128, 1, 2, 1>>},
+    {{128, 2, 1, 1}, launch_cfg<Cfg<128, 2, 1, 1>>},  {{128, 3, 1, 2}, launch_cfg<Cfg<128, 3, 1, 2>>},
+    {{256, 1, 1, 2}, launch_cfg<Cfg<256, 1, 1, 2>>},  {{256, 2, 1, 2}, launch_cfg<Cfg<256, 2, 1, 2>>},
 };
 
 double model_time(const Config& c, int64_t m, int64_t n, int sm_count) {
   constexpr double kFixed = 110.0;                       // decode, test, barriers, MMA issue per warp and chunk
-  constexpr double kIssueEff[4] = {0.0, 0.45, 0.7, 0.8};  // by consumer warps per scheduler
+  constexpr double kIssueEff[5] = {0.0, 0.45, 0.7, 0.8, 0.85};  // by consumer warps per scheduler
   const int P = c.warpgroups();
   const int64_t mtiles = (m + c.tile_tokens() - 1) / c.tile_tokens();
   const int64_t ntiles = ((n + kRowsWG - 1) / kRowsWG + c.rw - 1) / c.rw;

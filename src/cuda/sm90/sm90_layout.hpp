@@ -174,10 +174,9 @@ inline void prepack_weight_blocks(const uint8_t* lo_first, const uint8_t* sf_swi
     }
 }
 
-// A tile configuration of the GEMM: each consumer warpgroup owns 64 weight rows x bm tokens; a
-// CTA has rw x tw of them (rw row blocks, tw token blocks) sharing its stages; nh = 2 or 4 computes
-// a warpgroup's tokens in that many parts, one chain of MMAs each (fewer chunk-sum registers, for
-// three warpgroups per CTA).
+// A tile configuration of the GEMM: each consumer warpgroup owns 64 weight rows x bm tokens,
+// multiplied in nh chains of bm / nh tokens (fewer chunk-sum registers: 256 tokens, or three
+// warpgroups); a CTA has rw x tw warpgroups (rw row blocks, tw token blocks) sharing its stages.
 struct Config {
   int bm = 128, rw = 2, tw = 1, nh = 1;
   int warpgroups() const { return rw * tw; }

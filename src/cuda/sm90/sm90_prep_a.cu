@@ -16,7 +16,7 @@ namespace nvfp4::cuda {
 
 namespace {
 
-constexpr int kMaxBm = 128;
+constexpr int kMaxBm = 256;  // tokens per block: the tallest warpgroup tile
 
 __global__ void __launch_bounds__(kMaxBm) sm90_prep_a(Sm90Prep p) {
   const int i = threadIdx.x;
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(kMaxBm) sm90_prep_a(Sm90Prep p) {
 }  // namespace
 
 Status launch_sm90_prep(const Sm90Prep& p, cudaStream_t stream) {
-  if (p.bm <= 0 || p.bm > kMaxBm || p.bm % 8 != 0) return invalid_argument("sm90 pre-pass: tile height must be 8..128, a multiple of 8");
+  if (p.bm <= 0 || p.bm > kMaxBm || p.bm % 8 != 0) return invalid_argument("sm90 pre-pass: tile height must be 8..256, a multiple of 8");
   if (p.m <= 0 || p.chunks <= 0) return invalid_argument("sm90 pre-pass: empty activation");
   if (p.mp < p.m || p.mp % p.bm != 0) return invalid_argument("sm90 pre-pass: padded rows must be a multiple of the block, >= m");
   const int64_t tiles = p.mp / p.bm;
