@@ -53,8 +53,12 @@ struct Cfg {
   static constexpr int RH = BN / 2;                 // chunk-sum registers per thread (one chain)
   // setmaxnreg: the producer warpgroup (a copy thread and the verdict warp) gives its registers to
   // the consumers (64K per SM); with one consumer warpgroup (256 threads) every thread has 255 anyway.
+  // setmaxnreg.inc only takes what setmaxnreg.dec gave back to the CTA's pool: the kernel starts
+  // with the launch bound's registers per thread (kEntryRegs), and asking for more than the
+  // producer released blocks forever (seen: a hang with four consumer warpgroups at 112).
+  static constexpr int kEntryRegs = (65536 / kThreads > 255 ? 255 : 65536 / kThreads) / 8 * 8;
   static constexpr int kProducerRegs = 40;
-  static constexpr int kConsumerRegs = P <= 2 ? 232 : (P == 3 ? 152 : 112);
+  static constexpr int kConsumerRegs = P <= 2 ? 232 : (P == 3 ? 152 : 104);
   // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block
   // records (these three by the copy engine), then P verdicts (written by the verdict warp).
   static constexpr int kA = 0;
@@ -68,7 +72,8 @@ struct Cfg {
   static_assert(TW * BM <= 256, "the A' tile is one TMA box: at most 256 rows");
   static_assert(kW % kSmemAlign == 0 && (BM * 128) % kSmemAlign == 0 && (BN * 128) % kSmemAlign == 0,
                 "every B operand starts on a 1024-byte swizzle atom");
-  static_assert(kConsumerRegs * 128 * P + kProducerRegs * 128 <= 65536, "setmaxnreg budget exceeds the register file");
+  static_assert(P == 1 || (kConsumerRegs - kEntryRegs) * 128 * P <= (kEntryRegs - kProducerRegs) * 128,
+                "setmaxnreg: the consumers ask for more registers than the producer warpgroup gives back");
 };
 
 // The verdict warp's result for one warpgroup and chunk (hopper::TileVerdict plus the running
