@@ -370,88 +370,182 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       for (int i = 0; i < RH; ++i) acc[h][i] = 0.0f;
     float bound = 0.0f;  // >= every |acc| of this thread (scaled units); all are +0 now
 
-#pragma unroll 1
-    for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
-      const int s = pos.stage;
-      mbar_wait(&ready[s], pos.phase);
-      const uint8_t* st = smem + s * C::kBytes;
-      const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
-      const uint8_t* at = st + C::kA + tb * BM * 128;
-      // Fragments of the chunk's four K blocks.
+    if constexpr (NH == 1) {
+      // One chain per chunk, applied one chunk late: while the tensor cores compute chunk c + 1,
+      // the warp adds chunk c's sums (a second chunk-sum buffer), so its own MMAs hide its adds.
+      //   wait MMA(c) | decode c + 1, issue MMA(c + 1) | apply c, release its stage
+      float ch2[RH];
       uint32_t frag[4][4];
-      {
+      auto decode_stage = [&](const uint8_t* st) {
+        const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
         const uint4 wc = *reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16);
         __half2 s0_01, s0_23, s1_01, s1_23;
         scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * r0), s0_01, s0_23);
         scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * (r0 + 8)), s1_01, s1_23);
         const uint32_t words[4] = {wc.x, wc.y, wc.z, wc.w};
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const __half2 a0 = j < 2 ? s0_01 : s0_23, a1 = j < 2 ? s1_01 : s1_23;
-          decode_word(words[j], (j & 1) ? __high2half2(a0) : __low2half2(a0), (j & 1) ? __high2half2(a1) : __low2half2(a1),
-                      frag[j]);
+        for (int j2 = 0; j2 < 4; ++j2) {
+          const __half2 a0 = j2 < 2 ? s0_01 : s0_23, a1 = j2 < 2 ? s1_01 : s1_23;
+          decode_word(words[j2], (j2 & 1) ? __high2half2(a0) : __low2half2(a0), (j2 & 1) ? __high2half2(a1) : __low2half2(a1),
+                      frag[j2]);
         }
-      }
-      const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV + 16 * q);  // Verdict, one load
-      const float acc_limit = __uint_as_float(vw.y), inc = __uint_as_float(vw.z);
-      bool fast = vw.x != 0;
-      if (fast && !(bound < acc_limit)) {  // recompute the bound from the accumulators
-        float m = 0.0f;
-#pragma unroll
-        for (int h = 0; h < NH; ++h) m = max_nan(m, abs_max(acc[h]));
-        bound = m;
-        fast = bound < acc_limit;
-      }
-      // Branches on a warp-uniform value only: wgmma.wait_group must run converged.
-      const bool warp_fast = __all_sync(0xFFFFFFFFu, fast);
-      const uint64_t desc = desc_k_major_sw128(smem_addr(at));
-      float lc_mem[C::R];  // the chunk sums of a chunk that takes the fallback (local memory)
-      float* const lc = opaque(lc_mem);
-#pragma unroll
-      for (int h = 0; h < NH; ++h) {
-        const uint64_t dh = desc + static_cast<uint64_t>(h * BN * 128 / 16);  // descriptor addresses are in 16-byte units
+      };
+      auto issue = [&](const uint8_t* st, float(&d)[RH]) {
+        const uint64_t desc = desc_k_major_sw128(smem_addr(st + C::kA + tb * BM * 128));
         wgmma_fence();
-        Wgmma<BN>::mma_first(ch, frag[0], dh);
+        Wgmma<BN>::mma_first(d, frag[0], desc);
 #pragma unroll
-        for (int j = 1; j < 4; ++j) Wgmma<BN>::mma(ch, frag[j], dh + 2 * j, true);  // +32 bytes per k16
+        for (int j2 = 1; j2 < 4; ++j2) Wgmma<BN>::mma(d, frag[j2], desc + 2 * j2, true);  // +32 bytes per k16
         wgmma_commit();
+      };
+      // Chunk c's MMAs are in flight into cur. No divergent branch runs while MMAs are in flight
+      // (ptxas would insert a wait there and serialise every wgmma, C7518): the per-thread
+      // fallback runs before chunk c + 1 is issued, and the adds after it are unconditional.
+      auto step = [&](uint32_t c, float(&cur)[RH], float(&nxt)[RH]) {
+        const int s = pos.stage;
+        const uint8_t* st = smem + s * C::kBytes;
+        const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV + 16 * q);  // chunk c's verdict
         wgmma_wait_all();
-        fence_regs(ch);
-        if (warp_fast || fast) {
+        fence_regs(cur);
 #pragma unroll
-          for (int i = 0; i < RH; ++i) acc[h][i] = __fadd_rz(acc[h][i], ch[i]);
-        } else if constexpr (NH > 1) {
-#pragma unroll
-          for (int i = 0; i < RH; ++i) lc[h * RH + i] = ch[i];
+        for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
+        const float acc_limit = __uint_as_float(vw.y), inc = __uint_as_float(vw.z);
+        bool fast = vw.x != 0;
+        if (fast && !(bound < acc_limit)) {  // recompute the bound from the accumulators
+          bound = abs_max(acc[0]);
+          fast = bound < acc_limit;
         }
-      }
+        if (!fast) {
+          ++tile_misses;
+          const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
+          const Fallback f{st + C::kA + tb * BM * 128, st + C::kW + rb * kWBlockBytes, p.trec + tc * BM, p.agroup + tc * 4 + t,
+                           static_cast<int>(vw.w), r0, t};
+          float la_mem[C::R], lc_mem[C::R];
+          float* const la = opaque(la_mem);
+          float* const lc = opaque(lc_mem);
 #pragma unroll
-      for (int j = 0; j < 4; ++j) fence_regs(frag[j]);  // the MMAs read them until the wait
-      if (!(warp_fast || fast)) {
-        // After every chain: only the copies are live across the fallback.
-        ++tile_misses;
-        const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
-        const Fallback f{at, wb, p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
-        float la_mem[C::R];
-        float* const la = opaque(la_mem);
-#pragma unroll
-        for (int h = 0; h < NH; ++h)
-#pragma unroll
-          for (int i = 0; i < RH; ++i) {
-            la[h * RH + i] = acc[h][i];
-            if constexpr (NH == 1) lc[i] = ch[i];
+          for (int i2 = 0; i2 < RH; ++i2) {
+            la[i2] = acc[0][i2];
+            lc[i2] = cur[i2];
           }
-        const uint32_t r = fallback_part<C::R, BN>(la, lc, f);
+          const uint32_t r = fallback_part<C::R, BN>(la, lc, f);
 #pragma unroll
-        for (int h = 0; h < NH; ++h)
+          for (int i2 = 0; i2 < RH; ++i2) {
+            acc[0][i2] = la[i2];
+            cur[i2] = 0.0f;  // the add below is then the identity (no accumulator is -0)
+          }
+          slow_steps += r >> 1;
+          group_misses += (r & 1) ^ 1;
+        }
+        RingPos nx = pos;
+        nx.advance(stages);
+        if (c + 1 < C_) {
+          mbar_wait(&ready[nx.stage], nx.phase);
+          const uint8_t* sn = smem + nx.stage * C::kBytes;
+          decode_stage(sn);
+          issue(sn, nxt);
+        }
 #pragma unroll
-          for (int i = 0; i < RH; ++i) acc[h][i] = la[h * RH + i];
-        slow_steps += r >> 1;
-        group_misses += (r & 1) ^ 1;
+        for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], cur[i2]);
+        bound = __fadd_ru(bound, inc);
+        mbar_arrive(&empty[s]);  // every consumer thread: an arrive releases only its own reads
+        pos = nx;
+      };
+      mbar_wait(&ready[pos.stage], pos.phase);
+      decode_stage(smem + pos.stage * C::kBytes);
+      issue(smem + pos.stage * C::kBytes, ch);
+      uint32_t c = 0;
+#pragma unroll 1
+      for (; c + 1 < C_; c += 2) {
+        step(c, ch, ch2);
+        step(c + 1, ch2, ch);
       }
-      bound = __fadd_ru(bound, inc);
-      // Every consumer thread arrives: an arrive releases only its own thread's reads of the stage.
-      mbar_arrive(&empty[s]);
+      if (c < C_) step(c, ch, ch2);
+      wgmma_wait_all();  // nothing is in flight here; says so to ptxas before the epilogue reuses registers
+    } else {
+#pragma unroll 1
+      for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
+        const int s = pos.stage;
+        mbar_wait(&ready[s], pos.phase);
+        const uint8_t* st = smem + s * C::kBytes;
+        const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
+        const uint8_t* at = st + C::kA + tb * BM * 128;
+        // Fragments of the chunk's four K blocks.
+        uint32_t frag[4][4];
+        {
+          const uint4 wc = *reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16);
+          __half2 s0_01, s0_23, s1_01, s1_23;
+          scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * r0), s0_01, s0_23);
+          scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * (r0 + 8)), s1_01, s1_23);
+          const uint32_t words[4] = {wc.x, wc.y, wc.z, wc.w};
+  #pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const __half2 a0 = j < 2 ? s0_01 : s0_23, a1 = j < 2 ? s1_01 : s1_23;
+            decode_word(words[j], (j & 1) ? __high2half2(a0) : __low2half2(a0), (j & 1) ? __high2half2(a1) : __low2half2(a1),
+                        frag[j]);
+          }
+        }
+        const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV + 16 * q);  // Verdict, one load
+        const float acc_limit = __uint_as_float(vw.y), inc = __uint_as_float(vw.z);
+        bool fast = vw.x != 0;
+        if (fast && !(bound < acc_limit)) {  // recompute the bound from the accumulators
+          float m = 0.0f;
+  #pragma unroll
+          for (int h = 0; h < NH; ++h) m = max_nan(m, abs_max(acc[h]));
+          bound = m;
+          fast = bound < acc_limit;
+        }
+        // Branches on a warp-uniform value only: wgmma.wait_group must run converged.
+        const bool warp_fast = __all_sync(0xFFFFFFFFu, fast);
+        const uint64_t desc = desc_k_major_sw128(smem_addr(at));
+        float lc_mem[C::R];  // the chunk sums of a chunk that takes the fallback (local memory)
+        float* const lc = opaque(lc_mem);
+  #pragma unroll
+        for (int h = 0; h < NH; ++h) {
+          const uint64_t dh = desc + static_cast<uint64_t>(h * BN * 128 / 16);  // descriptor addresses are in 16-byte units
+          wgmma_fence();
+          Wgmma<BN>::mma_first(ch, frag[0], dh);
+  #pragma unroll
+          for (int j = 1; j < 4; ++j) Wgmma<BN>::mma(ch, frag[j], dh + 2 * j, true);  // +32 bytes per k16
+          wgmma_commit();
+          wgmma_wait_all();
+          fence_regs(ch);
+          if (warp_fast || fast) {
+  #pragma unroll
+            for (int i = 0; i < RH; ++i) acc[h][i] = __fadd_rz(acc[h][i], ch[i]);
+          } else if constexpr (NH > 1) {
+  #pragma unroll
+            for (int i = 0; i < RH; ++i) lc[h * RH + i] = ch[i];
+          }
+        }
+  #pragma unroll
+        for (int j = 0; j < 4; ++j) fence_regs(frag[j]);  // the MMAs read them until the wait
+        if (!(warp_fast || fast)) {
+          // After every chain: only the copies are live across the fallback.
+          ++tile_misses;
+          const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
+          const Fallback f{at, wb, p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
+          float la_mem[C::R];
+          float* const la = opaque(la_mem);
+  #pragma unroll
+          for (int h = 0; h < NH; ++h)
+  #pragma unroll
+            for (int i = 0; i < RH; ++i) {
+              la[h * RH + i] = acc[h][i];
+              if constexpr (NH == 1) lc[i] = ch[i];
+            }
+          const uint32_t r = fallback_part<C::R, BN>(la, lc, f);
+  #pragma unroll
+          for (int h = 0; h < NH; ++h)
+  #pragma unroll
+            for (int i = 0; i < RH; ++i) acc[h][i] = la[h * RH + i];
+          slow_steps += r >> 1;
+          group_misses += (r & 1) ^ 1;
+        }
+        bound = __fadd_ru(bound, inc);
+        // Every consumer thread arrives: an arrive releases only its own thread's reads of the stage.
+        mbar_arrive(&empty[s]);
+      }
     }
     chunk_steps += C_;
 
@@ -540,11 +634,7 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   return Status::ok();
 }
 
-// The configurations built (sm90::Config: bm x rw x tw x nh), with the launcher's model of one
-// (CTA tile, chunk) step: tensor-core cycles at peak (2 BM per warpgroup) against issue cycles per
-// scheduler (the consumer warps' instructions, about kFixed + BM / 2 per warp and chunk, at an issue
-// efficiency that grows with the warps per scheduler). Calibrated on the H200
-// (benchmarks/results/2026-12-01-h200-sm90-v2); NVFP4_SM90_CONFIG overrides the choice.
+// The configurations built (sm90::Config: bm x rw x tw x nh); NVFP4_SM90_CONFIG picks one of them.
 struct Built {
   Config cfg;
   Status (*launch)(const Sm90Gemm&, int, cudaStream_t);
@@ -560,16 +650,27 @@ constexpr Built kBuilt[] = {
     {{256, 1, 1, 2}, launch_cfg<Cfg<256, 1, 1, 2>>},  {{256, 2, 1, 2}, launch_cfg<Cfg<256, 2, 1, 2>>},
 };
 
-double model_time(const Config& c, int64_t m, int64_t n, int sm_count) {
-  constexpr double kFixed = 110.0;                       // decode, test, barriers, MMA issue per warp and chunk
-  constexpr double kIssueEff[5] = {0.0, 0.45, 0.7, 0.8, 0.85};  // by consumer warps per scheduler
-  const int P = c.warpgroups();
-  const int64_t mtiles = (m + c.tile_tokens() - 1) / c.tile_tokens();
-  const int64_t ntiles = ((n + kRowsWG - 1) / kRowsWG + c.rw - 1) / c.rw;
-  const int64_t rounds = (mtiles * ntiles + sm_count - 1) / sm_count;
-  const double tensor = P * 2.0 * c.bm / 0.85;
-  const double issue = P * (kFixed + c.bm / 2.0) / kIssueEff[P];
-  return static_cast<double>(rounds) * std::max(tensor, issue);
+// The launcher's choice, from the H200 sweeps (benchmarks/results/2026-12-01-h200-sm90-v2): tokens
+// per warpgroup the smallest built height that holds M (up to 128; 256 never won); then as many
+// warpgroups per CTA as fill the SMs in one round of row tiles, because a round costs the same
+// whatever its occupancy and small M is bound by the consumers' instruction issue, which more
+// warpgroups per SM hide better.
+Config choose(int64_t m, int64_t n, int sm_count) {
+  const int64_t nb = (n + kRowsWG - 1) / kRowsWG;  // 64-row blocks
+  auto one_round = [&](int p) { return (nb + p - 1) / p <= sm_count; };
+  if (m <= 32) {
+    const int bm = m <= 16 ? 16 : 32, pmax = m <= 16 ? 4 : 3;
+    for (int p = 1; p < pmax; ++p)
+      if (one_round(p)) return Config{bm, p, 1, 1};
+    return Config{bm, pmax, 1, 1};
+  }
+  if (m <= 64) {
+    for (int p = 1; p < 3; ++p)
+      if (one_round(p)) return Config{64, p, 1, 1};
+    return Config{64, 3, 1, 1};
+  }
+  if (m <= 128 && one_round(1)) return Config{64, 1, 2, 1};  // few row blocks: two warpgroups split the tokens
+  return Config{128, 3, 1, 2};
 }
 
 bool parse_config(const char* s, Config& c) {
@@ -582,25 +683,11 @@ bool parse_config(const char* s, Config& c) {
 }  // namespace
 
 void sm90_pick_config(int64_t m, int64_t n, int sm_count, int& bm, int& rw, int& tw, int& nh) {
-  Config best = kBuilt[0].cfg;
+  Config best = choose(m, n, sm_count);
   Config forced;
-  const char* env = std::getenv("NVFP4_SM90_CONFIG");
-  bool found = false;
-  if (env && parse_config(env, forced))
-    for (const Built& b : kBuilt) found = found || b.cfg == forced;
-  if (found) {
-    best = forced;
-  } else {
-    double best_t = 1e300;
-    for (const Built& b : kBuilt) {
-      if (b.cfg.bm > 16 && b.cfg.tile_tokens() / 2 >= m) continue;  // a taller tile only adds padding
-      const double t = model_time(b.cfg, m, n, sm_count);
-      if (t < best_t * (1 - 1e-9)) {
-        best_t = t;
-        best = b.cfg;
-      }
-    }
-  }
+  if (const char* env = std::getenv("NVFP4_SM90_CONFIG"); env && parse_config(env, forced))
+    for (const Built& b : kBuilt)
+      if (b.cfg == forced) best = forced;
   bm = best.bm;
   rw = best.rw;
   tw = best.tw;
