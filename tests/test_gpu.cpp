@@ -16,6 +16,10 @@
 #include "nvfp4/quant.hpp"
 #include "random_tensor.hpp"
 
+#if NVFP4_TESTS_HAVE_CUDART
+#include <cuda_runtime.h>
+#endif
+
 using namespace nvfp4;
 
 #define REQUIRE_GPU()                                          \
@@ -351,6 +355,93 @@ TEST(Gpu, Sm90EveryTileConfigurationOnOddShapesAndRealisticActivations) {
     }
   }
 }
+
+#if NVFP4_TESTS_HAVE_CUDART
+namespace {
+// Device memory for a test, freed on scope exit.
+struct DevMem {
+  void* p = nullptr;
+  explicit DevMem(size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes ? bytes : 1), cudaSuccess); }
+  ~DevMem() { cudaFree(p); }
+  template <typename T>
+  T* as() const { return static_cast<T*>(p); }
+};
+}  // namespace
+
+// The device-pointer path a Python/torch caller takes (prepare_weight_gpu_device, matmul_gpu_device,
+// linear_gpu_device): the weight prepacked on the GPU is the host prepack's bytes, and the results
+// are the oracle's bits; both nibble orders, N not a multiple of 64, K not of 64.
+TEST(Gpu, Sm90DevicePrepackAndDeviceCallsEqualTheHostPrepackAndTheOracle) {
+  REQUIRE_GPU();
+  if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
+  const int64_t m = 77, k = 1000;
+  for (int64_t n : {72, 200})
+    for (NibbleOrder nib : {NibbleOrder::kHiFirst, NibbleOrder::kLoFirst}) {
+      const Tensor W = quantized(synthetic_weight(n, k, 41 + n), n, k).with(nib, ScaleLayout::kSwizzled128x4);
+      auto host = prepare_weight_gpu(W, GpuGemmKernel::kSm90);
+      ASSERT_TRUE(host.is_ok()) << host.status().message();
+      DevMem dw(W.data.size()), ds(W.scales.size());
+      ASSERT_EQ(cudaMemcpy(dw.p, W.data.data(), W.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(ds.p, W.scales.data(), W.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
+      DeviceWeightSource src;
+      src.data = dw.as<uint8_t>();
+      src.scales = ds.as<uint8_t>();
+      src.n = n;
+      src.k = k;
+      src.nibbles = nib;
+      src.global_scale = W.global_scale;
+      auto dev = prepare_weight_gpu_device(src, GpuGemmKernel::kSm90);
+      ASSERT_TRUE(dev.is_ok()) << dev.status().message();
+      auto hb = prepared_weight_bytes(*host.value()), db = prepared_weight_bytes(*dev.value());
+      ASSERT_TRUE(hb.is_ok() && db.is_ok());
+      EXPECT_EQ(hb->codes, db->codes) << "n " << n;
+      EXPECT_EQ(hb->scales, db->scales);
+      EXPECT_EQ(hb->records, db->records);
+
+      const auto x = synthetic_activation(m, k, 43, ActivationKind::kOutlierChannels);
+      const Tensor A = quantized(x, m, k);
+      GemmSpec spec;
+      spec.alpha = A.global_scale * W.global_scale;
+      auto ref = gemm_oracle(A, W, spec);
+      ASSERT_TRUE(ref.is_ok());
+      DevMem da(A.data.size()), dsa(A.scales.size()), dout(m * n * 2), draw(m * n * 4), dx(x.size() * 2);
+      ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(dx.p, x.data(), x.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+      GpuGemmOutput got;
+      got.out.resize(m * n);
+      got.raw.resize(m * n);
+      DeviceMatmul mm;
+      mm.a = da.as<uint8_t>();
+      mm.a_scales = dsa.as<uint8_t>();
+      mm.m = m;
+      mm.k = k;
+      mm.nibbles = A.nibbles;
+      mm.alpha = spec.alpha;
+      mm.out = dout.as<uint16_t>();
+      mm.raw = draw.as<float>();
+      for (const auto* w : {host.value().get(), dev.value().get()}) {
+        ASSERT_TRUE(matmul_gpu_device(*w, mm).is_ok());
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(got.out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(got.raw.data(), draw.p, m * n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+        EXPECT_EQ(count_diff(got, (*ref)[0]), 0) << "matmul n " << n;
+      }
+      // The layer's real input: bf16 x quantized on the GPU (dynamic scale), the same oracle bits.
+      DeviceLinear ln;
+      ln.x = dx.as<uint16_t>();
+      ln.m = m;
+      ln.k = k;
+      ln.out = dout.as<uint16_t>();
+      ln.raw = draw.as<float>();
+      ASSERT_TRUE(linear_gpu_device(*dev.value(), ln).is_ok());
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(got.out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(got.raw.data(), draw.p, m * n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_EQ(count_diff(got, (*ref)[0]), 0) << "linear n " << n;
+    }
+}
+#endif
 
 TEST(Gpu, Sm90StreamingWithNanInfActivationsAndStaticScale) {
   REQUIRE_GPU();

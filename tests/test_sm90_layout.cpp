@@ -5,10 +5,12 @@
 // maxima of the rows' own records.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 #include "cuda/sm90/sm90_layout.hpp"
+#include "nvfp4/cuda.hpp"
 #include "nvfp4/format.hpp"
 #include "random_tensor.hpp"
 
@@ -121,4 +123,15 @@ TEST(Sm90Layout, WeightBlocksHoldTheFragmentOrderScalesAndTileRecords) {
         EXPECT_EQ(rec.mag_n[g], want.mag_n[g]);
       }
     }
+}
+
+TEST(Sm90Layout, TheLauncherPicksOnlyBuiltConfigurations) {
+  const std::vector<std::string> built = sm90_configs();
+  if (built.empty()) GTEST_SKIP() << "skipped: this build has no CUDA kernels";
+  for (int sms : {1, 78, 114, 132})
+    for (int64_t m : {1, 8, 16, 17, 32, 33, 64, 65, 100, 128, 129, 333, 4096, 100000})
+      for (int64_t n : {1, 64, 65, 1000, 5376, 21504, 28672, 200000}) {
+        const std::string c = sm90_config_for(m, n, sms);
+        EXPECT_NE(std::find(built.begin(), built.end(), c), built.end()) << "m " << m << " n " << n << " SMs " << sms << ": " << c;
+      }
 }

@@ -228,6 +228,7 @@ Result<GpuGemmOutput> run_sm90(cuda::Sm90Prep prep, const Tensor& w, int64_t m, 
 }  // namespace
 
 std::vector<std::string> sm90_configs() { return cuda::sm90_config_names(); }
+std::string sm90_config_for(int64_t m, int64_t n, int sm_count) { return cuda::sm90_config_name_for(m, n, sm_count); }
 
 Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, const uint16_t* bias, GpuGemmKernel kernel,
                                const ReductionContract& contract) {

@@ -17,6 +17,7 @@ Result<DeviceInfo> cuda_device() { return unsupported(kWhy); }
 Result<Tensor> quantize_gpu(const uint16_t*, int64_t, int64_t, float, const QuantizeOptions&) { return unsupported(kWhy); }
 std::vector<GpuGemmKernel> available_gpu_kernels() { return {}; }
 std::vector<std::string> sm90_configs() { return {}; }
+std::string sm90_config_for(int64_t, int64_t, int) { return {}; }
 Result<GpuGemmOutput> gemm_gpu(const Tensor&, const Tensor&, float, const uint16_t*, GpuGemmKernel,
                                const ReductionContract&) {
   return unsupported(kWhy);

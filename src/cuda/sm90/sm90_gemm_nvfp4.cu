@@ -643,7 +643,8 @@ constexpr Built kBuilt[] = {
     {{16, 1, 1, 1}, launch_cfg<Cfg<16, 1, 1, 1>>},    {{16, 2, 1, 1}, launch_cfg<Cfg<16, 2, 1, 1>>},
     {{16, 3, 1, 1}, launch_cfg<Cfg<16, 3, 1, 1>>},    {{16, 4, 1, 1}, launch_cfg<Cfg<16, 4, 1, 1>>},
     {{32, 1, 1, 1}, launch_cfg<Cfg<32, 1, 1, 1>>},    {{32, 2, 1, 1}, launch_cfg<Cfg<32, 2, 1, 1>>},
-    {{32, 3, 1, 1}, launch_cfg<Cfg<32, 3, 1, 1>>},    {{64, 1, 2, 1}, launch_cfg<Cfg<64, 1, 2, 1>>},
+    {{32, 3, 1, 1}, launch_cfg<Cfg<32, 3, 1, 1>>},    {{64, 1, 1, 1}, launch_cfg<Cfg<64, 1, 1, 1>>},
+    {{64, 1, 2, 1}, launch_cfg<Cfg<64, 1, 2, 1>>},
     {{64, 2, 1, 1}, launch_cfg<Cfg<64, 2, 1, 1>>},    {{64, 3, 1, 1}, launch_cfg<Cfg<64, 3, 1, 1>>},
     {{128, 1, 1, 1}, launch_cfg<Cfg<128, 1, 1, 1>>},  {{128, 1, 2, 1}, launch_cfg<Cfg<128, 1, 2, 1>>},
     {{128, 2, 1, 1}, launch_cfg<Cfg<128, 2, 1, 1>>},  {{128, 3, 1, 2}, launch_cfg<Cfg<128, 3, 1, 2>>},
@@ -669,8 +670,17 @@ Config choose(int64_t m, int64_t n, int sm_count) {
       if (one_round(p)) return Config{64, p, 1, 1};
     return Config{64, 3, 1, 1};
   }
-  if (m <= 128 && one_round(1)) return Config{64, 1, 2, 1};  // few row blocks: two warpgroups split the tokens
-  return Config{128, 3, 1, 2};
+  if (m <= 128) {
+    if (one_round(1)) return Config{64, 1, 2, 1};  // few row blocks: two warpgroups split the tokens
+    return one_round(3) ? Config{128, 3, 1, 2} : Config{64, 1, 2, 1};
+  }
+  return Config{128, 2, 1, 1};
+}
+
+bool built(const Config& c) {
+  for (const Built& b : kBuilt)
+    if (b.cfg == c) return true;
+  return false;
 }
 
 bool parse_config(const char* s, Config& c) {
@@ -685,13 +695,17 @@ bool parse_config(const char* s, Config& c) {
 void sm90_pick_config(int64_t m, int64_t n, int sm_count, int& bm, int& rw, int& tw, int& nh) {
   Config best = choose(m, n, sm_count);
   Config forced;
-  if (const char* env = std::getenv("NVFP4_SM90_CONFIG"); env && parse_config(env, forced))
-    for (const Built& b : kBuilt)
-      if (b.cfg == forced) best = forced;
+  if (const char* env = std::getenv("NVFP4_SM90_CONFIG"); env && parse_config(env, forced) && built(forced)) best = forced;
   bm = best.bm;
   rw = best.rw;
   tw = best.tw;
   nh = best.nh;
+}
+
+std::string sm90_config_name_for(int64_t m, int64_t n, int sm_count) {
+  int bm, rw, tw, nh;
+  sm90_pick_config(m, n, sm_count, bm, rw, tw, nh);
+  return std::to_string(bm) + "x" + std::to_string(rw) + "x" + std::to_string(tw) + "x" + std::to_string(nh);
 }
 
 std::vector<std::string> sm90_config_names() {
