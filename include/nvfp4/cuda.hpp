@@ -99,7 +99,7 @@ Status check_gpu_contract(GpuGemmKernel kernel, const ReductionContract& contrac
 // A weight prepacked on one GPU for one kernel, made once and reused by every linear_gpu_device /
 // matmul_gpu_device call: by prepare_weight_gpu from a host Tensor (the prepack runs on the host), or
 // by prepare_weight_gpu_device from device memory (the prepack runs on the GPU, same bytes). Kernels: kSm90 (the
-// Hopper path's fragment-order codes and per-row records), kSm120Native / kSm120Emulated (the
+// Hopper path's weight blocks: codes in fragment order, scales, tile records), kSm120Native / kSm120Emulated (the
 // streaming A producer's lo_first operand). Freeing it (cudaFree) waits for the device to be idle.
 class PreparedWeight {
  public:
@@ -128,7 +128,7 @@ struct DeviceLinear {
 Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& args);
 
 // A weight already in device memory (a CUDA weight tensor) prepacked on its GPU by kernels enqueued
-// on `stream` (the sm90 fragment-order codes and records, or the SM120 lo_first operand: the same
+// on `stream` (the sm90 weight blocks, or the SM120 lo_first operand: the same
 // bytes prepare_weight_gpu makes from the host Tensor), nothing copied through the host; waits for
 // `stream` once at the end, so the result is usable from any stream.
 struct DeviceWeightSource {
@@ -161,9 +161,9 @@ struct DeviceMatmul {
   void* stream = nullptr;
 };
 Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& args);
-// A prepared weight's device bytes copied to the host (tests, diagnostics). kSm90: the fragment-order
-// codes, the swizzled scales and the records (sm90::WRec bytes); kSm120*: the lo_first operand and its
-// scales, no records.
+// A prepared weight's device bytes copied to the host (tests, diagnostics). kSm90: the weight blocks
+// as codes (fragment-order codes, scales and tile records per 64 rows and chunk), no scales or records
+// apart; kSm120*: the lo_first operand and its scales, no records.
 struct PreparedWeightBytes {
   std::vector<uint8_t> codes, scales, records;
 };
