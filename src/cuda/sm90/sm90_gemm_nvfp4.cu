@@ -7,15 +7,17 @@
 //     exact. The activation A' (e2m1 * s_a, fp16, from the pre-pass) comes by TMA into shared
 //     memory as the B operand: D^T[n][m] = W'[n][k] A'[m][k], so the accumulators hold the §3 values
 //     times 2^-7 (kAccShift; exact, fp32 has the range) and the epilogue multiplies by 2^7;
-//   - a zero-initialised chain of four m64nBMk16 wgmmas gives the chunk sum CH;
+//   - a zero-initialised chain of four m64nBNk16 wgmmas gives the chunk sum CH (BN = BM / NH
+//     tokens; NH = 1: the chunk's sums are added one chunk late, under the next chunk's MMAs);
 //   - the tile test (src/model/hopper_exact.hpp), from a record of the weight block and one of the
 //     token block, decides for the whole tile whether acc = add.rz(acc, CH) is the §3 step; it
 //     costs a few instructions per thread and passes on almost every chunk of real activations.
 //     Where it fails, the thread tests its own tokens and rows (thread-group records), then each
 //     element (per-token records), and evaluates an element that fails by the §3 model
 //     (mma_combine) from the exact fp32 block sums of the same operands in shared memory.
-// CTA: warpgroup 0 produces (one thread issues TMA / bulk copies into a ring of stages); RW x TW
-// consumer warpgroups each own 64 weight rows x BM tokens; persistent over (token tile, row tile).
+// CTA: warpgroup 0 produces (one thread issues TMA / bulk copies into a ring of stages, the lanes of
+// a second warp run each consumer warpgroup's tile test per stage); RW x TW consumer warpgroups each
+// own 64 weight rows x BM tokens; persistent over (token tile, row tile).
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -369,27 +371,28 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #pragma unroll
       for (int i = 0; i < RH; ++i) acc[h][i] = 0.0f;
     float bound = 0.0f;  // >= every |acc| of this thread (scaled units); all are +0 now
+    // The fragments of the four K blocks of the chunk in stage st.
+    uint32_t frag[4][4];
+    auto decode_stage = [&](const uint8_t* st) {
+      const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
+      const uint4 wc = *reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16);
+      __half2 s0_01, s0_23, s1_01, s1_23;
+      scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * r0), s0_01, s0_23);
+      scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * (r0 + 8)), s1_01, s1_23);
+      const uint32_t words[4] = {wc.x, wc.y, wc.z, wc.w};
+#pragma unroll
+      for (int j2 = 0; j2 < 4; ++j2) {
+        const __half2 a0 = j2 < 2 ? s0_01 : s0_23, a1 = j2 < 2 ? s1_01 : s1_23;
+        decode_word(words[j2], (j2 & 1) ? __high2half2(a0) : __low2half2(a0), (j2 & 1) ? __high2half2(a1) : __low2half2(a1),
+                    frag[j2]);
+      }
+    };
 
     if constexpr (NH == 1) {
       // One chain per chunk, applied one chunk late: while the tensor cores compute chunk c + 1,
       // the warp adds chunk c's sums (a second chunk-sum buffer), so its own MMAs hide its adds.
       //   wait MMA(c) | decode c + 1, issue MMA(c + 1) | apply c, release its stage
       float ch2[RH];
-      uint32_t frag[4][4];
-      auto decode_stage = [&](const uint8_t* st) {
-        const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
-        const uint4 wc = *reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16);
-        __half2 s0_01, s0_23, s1_01, s1_23;
-        scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * r0), s0_01, s0_23);
-        scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * (r0 + 8)), s1_01, s1_23);
-        const uint32_t words[4] = {wc.x, wc.y, wc.z, wc.w};
-#pragma unroll
-        for (int j2 = 0; j2 < 4; ++j2) {
-          const __half2 a0 = j2 < 2 ? s0_01 : s0_23, a1 = j2 < 2 ? s1_01 : s1_23;
-          decode_word(words[j2], (j2 & 1) ? __high2half2(a0) : __low2half2(a0), (j2 & 1) ? __high2half2(a1) : __low2half2(a1),
-                      frag[j2]);
-        }
-      };
       auto issue = [&](const uint8_t* st, float(&d)[RH]) {
         const uint64_t desc = desc_k_major_sw128(smem_addr(st + C::kA + tb * BM * 128));
         wgmma_fence();
@@ -470,21 +473,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         const uint8_t* st = smem + s * C::kBytes;
         const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
         const uint8_t* at = st + C::kA + tb * BM * 128;
-        // Fragments of the chunk's four K blocks.
-        uint32_t frag[4][4];
-        {
-          const uint4 wc = *reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16);
-          __half2 s0_01, s0_23, s1_01, s1_23;
-          scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * r0), s0_01, s0_23);
-          scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * (r0 + 8)), s1_01, s1_23);
-          const uint32_t words[4] = {wc.x, wc.y, wc.z, wc.w};
-  #pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            const __half2 a0 = j < 2 ? s0_01 : s0_23, a1 = j < 2 ? s1_01 : s1_23;
-            decode_word(words[j], (j & 1) ? __high2half2(a0) : __low2half2(a0), (j & 1) ? __high2half2(a1) : __low2half2(a1),
-                        frag[j]);
-          }
-        }
+        decode_stage(st);
         const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV + 16 * q);  // Verdict, one load
         const float acc_limit = __uint_as_float(vw.y), inc = __uint_as_float(vw.z);
         bool fast = vw.x != 0;

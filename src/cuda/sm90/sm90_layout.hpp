@@ -109,15 +109,8 @@ NVFP4_HD uint32_t block_code_word(int th, int j, const Code& code) {
   return b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
 }
 
-// The tile record of the 64 rows of a block from their scale words (block g in byte g).
-NVFP4_HD TileRec weight_tile_rec(const uint32_t* sf4, int rows) {
-  hopper::TileChunk t;
-  hopper::tile_init(t);
-  for (int r = 0; r < rows; ++r) {
-    float mag[4];
-    hopper::weight_block_bounds(sf4[r], mag);
-    hopper::tile_add(t, hopper::weight_chunk(sf4[r]), mag);
-  }
+// A tile's maxima as the 48-byte record the kernel loads, and back.
+NVFP4_HD TileRec tile_rec(const hopper::TileChunk& t) {
   TileRec rec{};
   for (int g = 0; g < 4; ++g) {
     rec.mag_n[g] = t.mag_n[g];
@@ -127,6 +120,18 @@ NVFP4_HD TileRec weight_tile_rec(const uint32_t* sf4, int rows) {
   rec.hi = static_cast<int16_t>(t.hi);
   rec.nan = t.nan;
   return rec;
+}
+
+// The tile record of the 64 rows of a block from their scale words (block g in byte g).
+NVFP4_HD TileRec weight_tile_rec(const uint32_t* sf4, int rows) {
+  hopper::TileChunk t;
+  hopper::tile_init(t);
+  for (int r = 0; r < rows; ++r) {
+    float mag[4];
+    hopper::weight_block_bounds(sf4[r], mag);
+    hopper::tile_add(t, hopper::weight_chunk(sf4[r]), mag);
+  }
+  return tile_rec(t);
 }
 NVFP4_HD hopper::TileChunk tile_chunk(const TileRec& r) {
   hopper::TileChunk t;

@@ -129,14 +129,7 @@ __global__ void __launch_bounds__(kMaxBm) sm90_prep_a(Sm90Prep p) {
     hopper::tile_init(t);
     for (int r = 0; r < p.bm; ++r)
       if (i == 4 || (r % 8) / 2 == i) hopper::tile_add(t, rows[r], mags[r]);
-    sm90::TileRec rec{};
-    for (int g = 0; g < 4; ++g) {
-      rec.mag_n[g] = t.mag_n[g];
-      rec.mag[g] = t.mag[g];
-    }
-    rec.lo = static_cast<int16_t>(t.lo);
-    rec.hi = static_cast<int16_t>(t.hi);
-    rec.nan = t.nan;
+    const sm90::TileRec rec = sm90::tile_rec(t);
     const int64_t blocks = p.mp / p.bm;
     if (i == 4) p.atile[c * blocks + tile] = rec;           // [chunk][token block]: one bulk copy per CTA and stage
     else p.agroup[(tile * p.chunks + c) * 4 + i] = rec;     // [token block][chunk][t]
