@@ -388,19 +388,22 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       }
     };
 
+    // The A descriptor of this warpgroup's tokens in stage st; addresses are in 16-byte units.
+    auto a_desc = [&](const uint8_t* st) { return desc_k_major_sw128(smem_addr(st + C::kA + tb * BM * 128)); };
+    // One chain (BN tokens of A at desc) into d: four MMAs from a zero accumulator, +32 bytes per k16.
+    auto issue = [&](uint64_t desc, float(&d)[RH]) {
+      wgmma_fence();
+      Wgmma<BN>::mma_first(d, frag[0], desc);
+#pragma unroll
+      for (int j = 1; j < 4; ++j) Wgmma<BN>::mma(d, frag[j], desc + 2 * j, true);
+      wgmma_commit();
+    };
+
     if constexpr (NH == 1) {
       // One chain per chunk, applied one chunk late: while the tensor cores compute chunk c + 1,
       // the warp adds chunk c's sums (a second chunk-sum buffer), so its own MMAs hide its adds.
       //   wait MMA(c) | decode c + 1, issue MMA(c + 1) | apply c, release its stage
       float ch2[RH];
-      auto issue = [&](const uint8_t* st, float(&d)[RH]) {
-        const uint64_t desc = desc_k_major_sw128(smem_addr(st + C::kA + tb * BM * 128));
-        wgmma_fence();
-        Wgmma<BN>::mma_first(d, frag[0], desc);
-#pragma unroll
-        for (int j2 = 1; j2 < 4; ++j2) Wgmma<BN>::mma(d, frag[j2], desc + 2 * j2, true);  // +32 bytes per k16
-        wgmma_commit();
-      };
       // Chunk c's MMAs are in flight into cur. No divergent branch runs while MMAs are in flight
       // (ptxas would insert a wait there and serialise every wgmma, C7518): the per-thread
       // fallback runs before chunk c + 1 is issued, and the adds after it are unconditional.
@@ -446,7 +449,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           mbar_wait(&ready[nx.stage], nx.phase);
           const uint8_t* sn = smem + nx.stage * C::kBytes;
           decode_stage(sn);
-          issue(sn, nxt);
+          issue(a_desc(sn), nxt);
         }
 #pragma unroll
         for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], cur[i2]);
@@ -456,7 +459,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       };
       mbar_wait(&ready[pos.stage], pos.phase);
       decode_stage(smem + pos.stage * C::kBytes);
-      issue(smem + pos.stage * C::kBytes, ch);
+      issue(a_desc(smem + pos.stage * C::kBytes), ch);
       uint32_t c = 0;
 #pragma unroll 1
       for (; c + 1 < C_; c += 2) {
@@ -479,7 +482,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         bool fast = vw.x != 0;
         if (fast && !(bound < acc_limit)) {  // recompute the bound from the accumulators
           float m = 0.0f;
-  #pragma unroll
+#pragma unroll
           for (int h = 0; h < NH; ++h) m = max_nan(m, abs_max(acc[h]));
           bound = m;
           fast = bound < acc_limit;
@@ -489,25 +492,20 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         const uint64_t desc = desc_k_major_sw128(smem_addr(at));
         float lc_mem[C::R];  // the chunk sums of a chunk that takes the fallback (local memory)
         float* const lc = opaque(lc_mem);
-  #pragma unroll
+#pragma unroll
         for (int h = 0; h < NH; ++h) {
-          const uint64_t dh = desc + static_cast<uint64_t>(h * BN * 128 / 16);  // descriptor addresses are in 16-byte units
-          wgmma_fence();
-          Wgmma<BN>::mma_first(ch, frag[0], dh);
-  #pragma unroll
-          for (int j = 1; j < 4; ++j) Wgmma<BN>::mma(ch, frag[j], dh + 2 * j, true);  // +32 bytes per k16
-          wgmma_commit();
+          issue(desc + static_cast<uint64_t>(h * BN * 128 / 16), ch);  // chain h: tokens h * BN ..
           wgmma_wait_all();
           fence_regs(ch);
           if (warp_fast || fast) {
-  #pragma unroll
+#pragma unroll
             for (int i = 0; i < RH; ++i) acc[h][i] = __fadd_rz(acc[h][i], ch[i]);
-          } else if constexpr (NH > 1) {
-  #pragma unroll
+          } else {
+#pragma unroll
             for (int i = 0; i < RH; ++i) lc[h * RH + i] = ch[i];
           }
         }
-  #pragma unroll
+#pragma unroll
         for (int j = 0; j < 4; ++j) fence_regs(frag[j]);  // the MMAs read them until the wait
         if (!(warp_fast || fast)) {
           // After every chain: only the copies are live across the fallback.
@@ -516,17 +514,14 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           const Fallback f{at, wb, p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
           float la_mem[C::R];
           float* const la = opaque(la_mem);
-  #pragma unroll
+#pragma unroll
           for (int h = 0; h < NH; ++h)
-  #pragma unroll
-            for (int i = 0; i < RH; ++i) {
-              la[h * RH + i] = acc[h][i];
-              if constexpr (NH == 1) lc[i] = ch[i];
-            }
+#pragma unroll
+            for (int i = 0; i < RH; ++i) la[h * RH + i] = acc[h][i];
           const uint32_t r = fallback_part<C::R, BN>(la, lc, f);
-  #pragma unroll
+#pragma unroll
           for (int h = 0; h < NH; ++h)
-  #pragma unroll
+#pragma unroll
             for (int i = 0; i < RH; ++i) acc[h][i] = la[h * RH + i];
           slow_steps += r >> 1;
           group_misses += (r & 1) ^ 1;
@@ -672,19 +667,13 @@ bool built(const Config& c) {
   return false;
 }
 
-bool parse_config(const char* s, Config& c) {
-  int v[4];
-  if (std::sscanf(s, "%dx%dx%dx%d", &v[0], &v[1], &v[2], &v[3]) != 4) return false;
-  c = Config{v[0], v[1], v[2], v[3]};
-  return true;
-}
 
 }  // namespace
 
 void sm90_pick_config(int64_t m, int64_t n, int sm_count, int& bm, int& rw, int& tw, int& nh) {
   Config best = choose(m, n, sm_count);
   Config forced;
-  if (const char* env = std::getenv("NVFP4_SM90_CONFIG"); env && parse_config(env, forced) && built(forced)) best = forced;
+  if (const char* env = std::getenv("NVFP4_SM90_CONFIG"); env && Config::parse(env, forced) && built(forced)) best = forced;
   bm = best.bm;
   rw = best.rw;
   tw = best.tw;
@@ -692,16 +681,15 @@ void sm90_pick_config(int64_t m, int64_t n, int sm_count, int& bm, int& rw, int&
 }
 
 std::string sm90_config_name_for(int64_t m, int64_t n, int sm_count) {
-  int bm, rw, tw, nh;
-  sm90_pick_config(m, n, sm_count, bm, rw, tw, nh);
-  return std::to_string(bm) + "x" + std::to_string(rw) + "x" + std::to_string(tw) + "x" + std::to_string(nh);
+  Config c;
+  sm90_pick_config(m, n, sm_count, c.bm, c.rw, c.tw, c.nh);
+  return c.name();
 }
 
 std::vector<std::string> sm90_config_names() {
   std::vector<std::string> v;
   for (const Built& b : kBuilt)
-    v.push_back(std::to_string(b.cfg.bm) + "x" + std::to_string(b.cfg.rw) + "x" + std::to_string(b.cfg.tw) + "x" +
-                std::to_string(b.cfg.nh));
+    v.push_back(b.cfg.name());
   return v;
 }
 
@@ -711,8 +699,7 @@ Status launch_sm90_gemm(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   const Config want{p.bm, p.rw, p.tw, p.nh};
   for (const Built& b : kBuilt)
     if (b.cfg == want) return b.launch(p, sm_count, stream);
-  return invalid_argument("sm90 kernel: tile configuration " + std::to_string(p.bm) + "x" + std::to_string(p.rw) + "x" +
-                          std::to_string(p.tw) + "x" + std::to_string(p.nh) + " is not built");
+  return invalid_argument("sm90 kernel: tile configuration " + want.name() + " is not built");
 }
 
 }  // namespace nvfp4::cuda
