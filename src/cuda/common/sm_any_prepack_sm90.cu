@@ -8,6 +8,7 @@
 
 #include "check.cuh"
 #include "kernels.hpp"
+#include "swizzle.cuh"
 #include "../../model/hopper_exact.hpp"
 #include "../sm90/sm90_layout.hpp"
 
@@ -51,7 +52,7 @@ __global__ void prepack_scales(const uint8_t* sf, int64_t chunks, int64_t nb, ui
   uint32_t sf4[sm90::kRowsWG];
   for (int r = 0; r < sm90::kRowsWG; ++r) {
     const int64_t row = b * sm90::kRowsWG + r;
-    const uint8_t* q = sf + ((row / 128) * chunks + c) * 512 + sm90::scale_offset_in_tile(static_cast<int>(row % 128));
+    const uint8_t* q = sf + swizzled_offset(row, 4 * c, 4 * chunks);
     sf4[r] = uint32_t(q[0]) | (uint32_t(q[1]) << 8) | (uint32_t(q[2]) << 16) | (uint32_t(q[3]) << 24);
     *reinterpret_cast<uint32_t*>(out + blk * sm90::kWBlockBytes + sm90::kWBlockScales + 4 * r) = sf4[r];
   }

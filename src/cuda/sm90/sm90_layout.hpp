@@ -145,9 +145,6 @@ NVFP4_HD hopper::TileChunk tile_chunk(const TileRec& r) {
   return t;
 }
 
-// Byte offset of row r's four chunk scales inside a 512-byte 128x4 swizzle tile (§1 layout).
-NVFP4_HD int scale_offset_in_tile(int r) { return (r % 32) * 16 + ((r % 128) / 32) * 4; }
-
 // The weight blocks [chunks][ceil(n / 64)] from lo_first rows (pitch bytes per row, K padded to 64
 // with zeros) and 128x4 swizzled scales (rows padded to 128, chunks * 4 columns).
 inline void prepack_weight_blocks(const uint8_t* lo_first, const uint8_t* sf_swizzled, int64_t n, int64_t pitch,
@@ -171,7 +168,7 @@ inline void prepack_weight_blocks(const uint8_t* lo_first, const uint8_t* sf_swi
       uint32_t sf4[kRowsWG];
       for (int r = 0; r < kRowsWG; ++r) {
         const int64_t row = b * kRowsWG + r;  // scale rows exist up to roundup(n, 128): zero padding
-        std::memcpy(&sf4[r], sf_swizzled + ((row / 128) * chunks + c) * 512 + scale_offset_in_tile(static_cast<int>(row % 128)), 4);
+        std::memcpy(&sf4[r], sf_swizzled + nvfp4::swizzled_offset(row, 4 * c, 4 * chunks), 4);
         std::memcpy(blk + kWBlockScales + 4 * r, &sf4[r], 4);
       }
       const TileRec rec = weight_tile_rec(sf4, kRowsWG);
