@@ -125,6 +125,18 @@ struct FastPathStats {
   int64_t tile_fast = 0;         // ... passes for the whole tile (its elements skip every other test)
   int64_t tile_unsound = 0;      // an element the tile test accepts whose tensor-core step (emulated, 23
                                  // and 25 bits) or add.rz differs from the model (must be 0)
+  FastPathStats& operator+=(const FastPathStats& o) {
+    steps += o.steps;
+    fast += o.fast;
+    fast_mismatches += o.fast_mismatches;
+    chain_checked += o.chain_checked;
+    chain_mismatches += o.chain_mismatches;
+    exact_sum_fp32 += o.exact_sum_fp32;
+    tile_steps += o.tile_steps;
+    tile_fast += o.tile_fast;
+    tile_unsound += o.tile_unsound;
+    return *this;
+  }
 };
 // add.rz.f32 of two finite floats (integer arithmetic; RZ overflow gives +-FLT_MAX).
 float add_rz_f32(float x, float y);

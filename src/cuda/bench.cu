@@ -247,7 +247,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
         std::vector<cuda::sm90::Config> cfgs;
         for (const std::string& cs : opt.sm90_configs) {
           cuda::sm90::Config c;
-          if (std::sscanf(cs.c_str(), "%dx%dx%dx%d", &c.bm, &c.rw, &c.tw, &c.nh) != 4)
+          if (!cuda::sm90::Config::parse(cs.c_str(), c))
             return invalid_argument("bench: sm90 configuration '" + cs + "' is not BMxRWxTWxNH");
           cfgs.push_back(c);
         }
@@ -285,8 +285,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
           unsigned long long c[4];
           NVFP4_CUDA_TRY(cudaMemcpy(c, counts.get(), sizeof c, cudaMemcpyDeviceToHost));
           NVFP4_ASSIGN_OR_RETURN(double us, cuda::median_us(opt.iters, opt.warmup, run));
-          const std::string cfg_name = std::to_string(cfg.bm) + "x" + std::to_string(cfg.rw) + "x" + std::to_string(cfg.tw) + "x" +
-                                       std::to_string(cfg.nh);
+          const std::string cfg_name = cfg.name();
           const std::string name = cfgs.size() > 1 ? b + "@" + cfg_name : b;
           // Thread-chunks: each consumer thread holds bm / 2 elements of a chunk.
           const double thread_chunks = static_cast<double>(c[0]) / (cfg.bm / 2);

@@ -171,6 +171,15 @@ hopper::TileChunk tile_of(const FoldedRows& f, int64_t r0, int64_t rows, int64_t
   return t;
 }
 
+// Whether the fast path's step add.rz(acc, T) is the §3 step here: T an fp32 number and the sum the
+// model's bits. The sum goes to *sum for a caller that carries on with it.
+bool fast_step_exact(const Step& s, float acc, float* sum = nullptr) {
+  const float t = static_cast<float>(s.t);
+  const float f = add_rz_f32(acc, t);
+  if (sum) *sum = f;
+  return static_cast<double>(t) == s.t && f32_bits(f) == f32_bits(s.model);
+}
+
 bool chain_exact(const Step& s, int bits) {
   float ch = 0.0f;
   for (int g = 0; g < 4; ++g) ch = hopper_chain_step(ch, &s.prod[16 * g], 16, bits);
@@ -215,10 +224,7 @@ Result<std::vector<float>> gemm_hopper_cpu(const Tensor& a, const Tensor& w, Fas
             const bool fast = tile_fast || hopper::step_is_fast(A.rc[m * Q + q], W.rc[n * Q + q], c);
             if (fast) {
               ++st.fast;
-              const float t = static_cast<float>(s.t);
-              const float f = add_rz_f32(c, t);
-              st.fast_mismatches += static_cast<double>(t) != s.t || f32_bits(f) != f32_bits(s.model);
-              c = f;
+              st.fast_mismatches += !fast_step_exact(s, c, &c);
             } else {
               c = s.model;
             }
@@ -230,13 +236,7 @@ Result<std::vector<float>> gemm_hopper_cpu(const Tensor& a, const Tensor& w, Fas
   });
   if (stats) {
     *stats = FastPathStats{};
-    for (const auto& p : part) {
-      stats->steps += p.steps;
-      stats->fast += p.fast;
-      stats->fast_mismatches += p.fast_mismatches;
-      stats->tile_steps += p.tile_steps;
-      stats->tile_fast += p.tile_fast;
-    }
+    for (const auto& p : part) *stats += p;
   }
   return raw;
 }
@@ -285,17 +285,11 @@ Result<FastPathStats> hopper_fastpath_stats(const Tensor& a, const Tensor& w, co
                 st.exact_sum_fp32 += static_cast<double>(static_cast<float>(s.t)) == s.t;
               }
               // The tile test's claim for this element (the weakest form: its own |acc|): sound?
-              if (v.pre_ok && std::fabs(c) < v.acc_limit) {
-                const float t = static_cast<float>(s.t);
-                const bool ok = static_cast<double>(t) == s.t && f32_bits(add_rz_f32(c, t)) == f32_bits(s.model) &&
-                                chain_exact(s, 23) && chain_exact(s, 25);
-                st.tile_unsound += !ok;
-              }
+              if (v.pre_ok && std::fabs(c) < v.acc_limit)
+                st.tile_unsound += !(fast_step_exact(s, c) && chain_exact(s, 23) && chain_exact(s, 25));
               if (real && hopper::step_is_fast(A.rc[m * Q + q], W.rc[(r0 + r) * Q + q], c)) {
                 ++st.fast;
-                const float t = static_cast<float>(s.t);
-                const float f = add_rz_f32(c, t);
-                st.fast_mismatches += static_cast<double>(t) != s.t || f32_bits(f) != f32_bits(s.model);
+                st.fast_mismatches += !fast_step_exact(s, c);
                 for (int bits : {23, 25}) {  // the argument's premise, on an emulated chain (the H200 keeps 25)
                   ++st.chain_checked;
                   st.chain_mismatches += !chain_exact(s, bits);
@@ -308,17 +302,7 @@ Result<FastPathStats> hopper_fastpath_stats(const Tensor& a, const Tensor& w, co
     }
   });
   FastPathStats all;
-  for (const auto& p : part) {
-    all.steps += p.steps;
-    all.fast += p.fast;
-    all.fast_mismatches += p.fast_mismatches;
-    all.chain_checked += p.chain_checked;
-    all.chain_mismatches += p.chain_mismatches;
-    all.exact_sum_fp32 += p.exact_sum_fp32;
-    all.tile_steps += p.tile_steps;
-    all.tile_fast += p.tile_fast;
-    all.tile_unsound += p.tile_unsound;
-  }
+  for (const auto& p : part) all += p;
   return all;
 }
 

@@ -3,7 +3,9 @@
 // the pre-pass writes, and the tile configurations.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "../../model/hopper_exact.hpp"
@@ -184,6 +186,16 @@ struct Config {
   int warpgroups() const { return rw * tw; }
   int tile_tokens() const { return bm * tw; }
   bool operator==(const Config& o) const { return bm == o.bm && rw == o.rw && tw == o.tw && nh == o.nh; }
+  // "BMxRWxTWxNH", as NVFP4_SM90_CONFIG and nvfp4 bench --sm90-config name it.
+  std::string name() const {
+    return std::to_string(bm) + "x" + std::to_string(rw) + "x" + std::to_string(tw) + "x" + std::to_string(nh);
+  }
+  static bool parse(const char* s, Config& c) {
+    Config v;
+    if (std::sscanf(s, "%dx%dx%dx%d", &v.bm, &v.rw, &v.tw, &v.nh) != 4) return false;
+    c = v;
+    return true;
+  }
 };
 
 }  // namespace nvfp4::cuda::sm90
