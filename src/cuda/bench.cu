@@ -243,7 +243,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
         NVFP4_TRY(cuda::upload(dx, prob->x.data(), prob->x.size()));
         NVFP4_TRY(damax.alloc(1));
         NVFP4_TRY(dalpha.alloc(1));
-        NVFP4_TRY(counts.alloc(4));
+        NVFP4_TRY(counts.alloc(cuda::Sm90Gemm::kCounts));
         std::vector<cuda::sm90::Config> cfgs;
         for (const std::string& cs : opt.sm90_configs) {
           cuda::sm90::Config c;
@@ -279,10 +279,10 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
             NVFP4_TRY(cuda::launch_sm90_prep(prep, nullptr));
             return cuda::launch_sm90_gemm(g, dev.sm_count, nullptr);
           };
-          NVFP4_CUDA_TRY(cudaMemset(counts.get(), 0, 4 * sizeof(unsigned long long)));
+          NVFP4_CUDA_TRY(cudaMemset(counts.get(), 0, cuda::Sm90Gemm::kCounts * sizeof(unsigned long long)));
           NVFP4_TRY(run(-1));  // once with the path counters
           NVFP4_CUDA_TRY(cudaDeviceSynchronize());
-          unsigned long long c[4];
+          unsigned long long c[cuda::Sm90Gemm::kCounts];
           NVFP4_CUDA_TRY(cudaMemcpy(c, counts.get(), sizeof c, cudaMemcpyDeviceToHost));
           NVFP4_ASSIGN_OR_RETURN(double us, cuda::median_us(opt.iters, opt.warmup, run));
           const std::string cfg_name = cfg.name();

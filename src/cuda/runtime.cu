@@ -206,8 +206,8 @@ Result<GpuGemmOutput> run_sm90(cuda::Sm90Prep prep, const Tensor& w, int64_t m, 
   g.raw = draw.get();
   g.out = dout.get();
   cuda::DeviceBuffer<unsigned long long> dcounts;
-  NVFP4_TRY(dcounts.alloc(4));
-  NVFP4_CUDA_TRY(cudaMemset(dcounts.get(), 0, 4 * sizeof(unsigned long long)));
+  NVFP4_TRY(dcounts.alloc(cuda::Sm90Gemm::kCounts));
+  NVFP4_CUDA_TRY(cudaMemset(dcounts.get(), 0, cuda::Sm90Gemm::kCounts * sizeof(unsigned long long)));
   g.counts = dcounts.get();
   NVFP4_ASSIGN_OR_RETURN(
       GpuGemmOutput out,
@@ -217,7 +217,7 @@ Result<GpuGemmOutput> run_sm90(cuda::Sm90Prep prep, const Tensor& w, int64_t m, 
             return cuda::launch_sm90_gemm(g, dev.sm_count, nullptr);
           },
           "sm90 kernel", draw.get(), dout.get(), m, N, prep.s_x_out));
-  unsigned long long counts[4];
+  unsigned long long counts[cuda::Sm90Gemm::kCounts];
   NVFP4_CUDA_TRY(cudaMemcpy(counts, dcounts.get(), sizeof counts, cudaMemcpyDeviceToHost));
   out.steps = static_cast<int64_t>(counts[0]);
   out.tile_misses = static_cast<int64_t>(counts[1]);

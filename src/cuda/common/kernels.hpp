@@ -132,9 +132,10 @@ struct Sm90Gemm {
   const uint16_t* bias = nullptr;
   float* raw = nullptr;             // optional [m][n] fp32
   uint16_t* out = nullptr;          // [m][n] bf16
-  // Optional path counters (atomics, off the hot loop): [0] element steps, [1] thread-chunks whose
-  // tile test failed, [2] ... whose thread-group test failed too (per-element tests ran), [3]
-  // element steps evaluated by the §3 model.
+  // Optional path counters (atomics, off the hot loop), kCounts of them: [0] element steps, [1]
+  // thread-chunks whose tile test failed, [2] ... whose thread-group test failed too (per-element
+  // tests ran), [3] element steps evaluated by the §3 model.
+  static constexpr int kCounts = 4;
   unsigned long long* counts = nullptr;
 };
 Status launch_sm90_gemm(const Sm90Gemm& p, int sm_count, cudaStream_t stream);

@@ -559,6 +559,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         }
       }
   }
+  static_assert(Sm90Gemm::kCounts == 4, "the four path counters below are the ones Sm90Gemm::counts names");
   if (p.counts) {
     atomicAdd(&p.counts[0], static_cast<unsigned long long>(chunk_steps) * C::R);
     atomicAdd(&p.counts[1], static_cast<unsigned long long>(tile_misses));
