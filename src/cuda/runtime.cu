@@ -193,7 +193,7 @@ Result<GpuGemmOutput> run_sm90(cuda::Sm90Prep prep, const Tensor& w, int64_t m, 
   NVFP4_TRY(dw.upload(w));
   cuda::sm90::DeviceActivations act;
   NVFP4_TRY(act.alloc(m, dw.chunks, cuda::sm90::pick_config(m, w.geom.rows, dev.sm_count)));
-  act.space.set_outputs(prep, act.a16.get(), act.trec.get(), act.atile.get(), act.agroup.get());
+  act.set_outputs(prep);
   cuda::Sm90Gemm g = act.gemm_args(dw);
   g.alpha = alpha;
   g.alpha_dev = alpha_dev;

@@ -116,9 +116,11 @@ struct DeviceActivations {
   Sm90Gemm gemm_args(const DeviceWeights& w) const {
     return space.gemm_args(w, a16.get(), trec.get(), atile.get(), agroup.get());
   }
+  // The pre-pass's output side into these buffers (its input side is the caller's).
+  void set_outputs(Sm90Prep& p) const { space.set_outputs(p, a16.get(), trec.get(), atile.get(), agroup.get()); }
   Sm90Prep prep_args() const {
     Sm90Prep p;
-    space.set_outputs(p, a16.get(), trec.get(), atile.get(), agroup.get());
+    set_outputs(p);
     return p;
   }
 };
