@@ -1,0 +1,346 @@
+// The speed of light of the exact Hopper path's main-loop structures, measured without global
+// memory traffic: every operand sits in shared memory from the start, and each CTA runs the same
+// k64 chunk loop many times. What it answers (docs/hopper-exact-path.md, "Loop structures"): how
+// fast the tensor cores can go when every chunk sum must be waited for and added with add.rz
+// (one FADD per output per chunk), for each way of hiding that add and of feeding the weight
+// operand (decoded in the consumer's registers, or by a decoder warpgroup into shared memory).
+//
+// Each variant: one CTA per SM, warpgroup 0 the producer (idle, or the decoder), WGS consumer
+// warpgroups of 64 weight rows x BN tokens. Values are arbitrary finite fp16 numbers; the
+// accumulators are written out so no work is dead. Prints `variant | us | TFLOP/s | % of peak`.
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../src/cuda/sm90/sm90_ptx.cuh"
+#include "../src/cuda/sm90/sm90_wgmma.cuh"
+
+namespace {
+using namespace nvfp4::cuda::sm90;
+
+enum Style { kPeak = 0, kSerial = 1, kLate = 2, kSerial2 = 3, kPeak256 = 4, kWaitOnly = 5, kNoMma = 6 };
+enum ASrc { kStatic = 0, kRegDecode = 1, kDecoderWG = 2, kDecoderNoFence = 3 };
+__host__ __device__ constexpr bool decoder(int a) { return a == kDecoderWG || a == kDecoderNoFence; }
+constexpr int kRing = 4;        // decoder ring stages
+constexpr int kChunks = 2048;   // k64 chunks per CTA per launch
+
+__device__ __forceinline__ float fadd_rz(float a, float b) { return __fadd_rz(a, b); }
+
+// The decode of one 32-bit code word into four f16x2 registers (the kernel's conversion-free
+// decode: five integer operations, four PRMT, four HMUL2).
+__device__ __forceinline__ void decode8(uint32_t w, uint32_t m, uint32_t (&h)[4]) {
+  const uint32_t hp = (w & 0x80808080u) | ((w >> 2) & 0x0E0E0E0Eu);
+  const uint32_t hq = (w << 1) & 0x8E8E8E8Eu;
+  uint32_t x[4];
+  asm("prmt.b32 %0, %1, 0, 0x1404;" : "=r"(x[0]) : "r"(hp));
+  asm("prmt.b32 %0, %1, 0, 0x3424;" : "=r"(x[1]) : "r"(hp));
+  asm("prmt.b32 %0, %1, 0, 0x1404;" : "=r"(x[2]) : "r"(hq));
+  asm("prmt.b32 %0, %1, 0, 0x3424;" : "=r"(x[3]) : "r"(hq));
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    __half2 r = __hmul2(*reinterpret_cast<__half2*>(&x[i]), *reinterpret_cast<__half2*>(&m));
+    h[i] = *reinterpret_cast<uint32_t*>(&r);
+  }
+}
+
+template <int STYLE, int ASRC, int WGS>
+struct Probe {
+  static constexpr int BN = STYLE == kSerial2 || STYLE == kPeak256 ? 256 : 128;   // tokens per consumer warpgroup
+  static constexpr int kThreads = 128 * (WGS + 1);
+  static constexpr int kEntry = (65536 / kThreads > 255 ? 255 : 65536 / kThreads) / 8 * 8;
+  static constexpr int kProd = 40;
+  static constexpr int kCons = ((kEntry - kProd) * 128 / (128 * WGS) + kEntry) / 8 * 8 > 232 ? 232
+                               : ((kEntry - kProd) * 128 / (128 * WGS) + kEntry) / 8 * 8;
+  // shared memory: B (tokens) 256 x 128 B; A' static tiles WGS x 8 KB; codes WGS x 2 KB; ring kRing x WGS x 8 KB
+  static constexpr int kOffB = 0, kOffA = 32768, kOffCodes = kOffA + WGS * 8192, kOffRing = kOffCodes + WGS * 2048;
+  static constexpr int kOffBar = kOffRing + kRing * WGS * 8192;
+  static constexpr int kSmem = kOffBar + 2 * kRing * 8 + 1024;
+};
+
+template <int STYLE, int ASRC, int WGS>
+__global__ void __launch_bounds__(Probe<STYLE, ASRC, WGS>::kThreads, 1) loop_probe(float* out, uint32_t seed) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using P = Probe<STYLE, ASRC, WGS>;
+  constexpr int BN = P::BN;
+  extern __shared__ __align__(16) uint8_t smem_raw[];
+  uint8_t* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + P::kOffBar);
+  uint64_t* empty = full + kRing;
+  const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+  // Fill: fp16 values 1 + j/1024 (finite, normal), codes arbitrary.
+  for (int i = threadIdx.x; i < P::kOffBar / 4; i += blockDim.x) {
+    const uint32_t h = 0x3C00u + ((i * 2654435761u + seed) >> 22);
+    reinterpret_cast<uint32_t*>(smem)[i] = h | (h << 16);
+  }
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kRing; ++s) {
+      mbar_init(&full[s], 128);
+      mbar_init(&empty[s], 128 * WGS);
+    }
+    fence_barrier_init();
+  }
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+
+  if (wg == 0) {
+    regs_release<P::kProd>();
+    if constexpr (decoder(ASRC)) {
+      // The decoder: per chunk and consumer block, 32 weights per thread: one 16-byte code load, four
+      // words decoded, four 16-byte stores at the 128-byte-swizzled K-major position.
+      const int r = tid / 2, half = tid % 2;
+      uint32_t ph = 0;
+      int s = 0;
+      for (int c = 0; c < kChunks; ++c) {
+        mbar_wait(&empty[s], ph ^ 1);
+#pragma unroll
+        for (int b = 0; b < WGS; ++b) {
+          const uint4 w = *reinterpret_cast<const uint4*>(smem + P::kOffCodes + b * 2048 + tid * 16);
+          const uint32_t m = *reinterpret_cast<const uint32_t*>(smem + P::kOffCodes + b * 2048 + (tid % 64) * 4);
+          const uint32_t ws[4] = {w.x, w.y, w.z, w.w};
+          uint8_t* dst = smem + P::kOffRing + (s * WGS + b) * 8192 + r * 128;
+#pragma unroll
+          for (int u = 0; u < 4; ++u) {
+            uint32_t h[4];
+            decode8(ws[u], m, h);
+            const int unit = (half * 4 + u) ^ (r % 8);
+            *reinterpret_cast<uint4*>(dst + unit * 16) = make_uint4(h[0], h[1], h[2], h[3]);
+          }
+        }
+        if constexpr (ASRC == kDecoderWG) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        mbar_arrive(&full[s]);
+        if (++s == kRing) {
+          s = 0;
+          ph ^= 1;
+        }
+      }
+    }
+    return;
+  }
+  regs_acquire<P::kCons>();
+  const int q = wg - 1;
+  const uint64_t db = desc_k_major_sw128(smem_addr(smem + P::kOffB));
+  const uint64_t da_static = desc_k_major_sw128(smem_addr(smem + P::kOffA + q * 8192));
+  float acc[BN / 2];
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+  uint32_t frag[4][4];
+  auto decode_regs = [&]() {
+    const uint4 w = *reinterpret_cast<const uint4*>(smem + P::kOffCodes + q * 2048 + tid * 16);
+    const uint32_t m0 = *reinterpret_cast<const uint32_t*>(smem + P::kOffCodes + q * 2048 + (tid % 32) * 4);
+    const uint32_t m1 = *reinterpret_cast<const uint32_t*>(smem + P::kOffCodes + q * 2048 + 128 + (tid % 32) * 4);
+    decode8(w.x, m0, frag[0]);
+    decode8(w.y, m0, frag[1]);
+    decode8(w.z, m1, frag[2]);
+    decode8(w.w, m1, frag[3]);
+  };
+  // One chain of four k16 MMAs over BN_ tokens into d (zero-initialised unless acc_in).
+  auto chain = [&](auto& d, uint64_t da, uint64_t dbb, bool acc_in) {
+    constexpr int N = sizeof(d) / sizeof(float) * 2;
+    wgmma_fence();
+    if constexpr (ASRC == kRegDecode) {
+      if (acc_in) Wgmma<N>::mma(d, frag[0], dbb, true);
+      else Wgmma<N>::mma_first(d, frag[0], dbb);
+#pragma unroll
+      for (int j = 1; j < 4; ++j) Wgmma<N>::mma(d, frag[j], dbb + 2 * j, true);
+    } else {
+      if (acc_in) Wgmma<N>::mma_ss(d, da, dbb, true);
+      else Wgmma<N>::mma_ss_first(d, da, dbb);
+#pragma unroll
+      for (int j = 1; j < 4; ++j) Wgmma<N>::mma_ss(d, da + 2 * j, dbb + 2 * j, true);
+    }
+    wgmma_commit();
+  };
+  uint32_t ph = 0;
+  int s = 0;
+  auto a_desc = [&]() -> uint64_t {
+    if constexpr (decoder(ASRC)) {
+      mbar_wait(&full[s], ph);
+      return desc_k_major_sw128(smem_addr(smem + P::kOffRing + (s * WGS + q) * 8192));
+    } else {
+      return da_static;
+    }
+  };
+  auto release = [&]() {
+    if constexpr (decoder(ASRC)) {
+      mbar_arrive(&empty[s]);
+      if (++s == kRing) {
+        s = 0;
+        ph ^= 1;
+      }
+    }
+  };
+
+  if constexpr (STYLE == kNoMma) {  // the decoder's own rate: consumers take each stage and give it back
+#pragma unroll 1
+    for (int c = 0; c < kChunks; ++c) {
+      acc[0] += static_cast<float>(a_desc() & 1);
+      release();
+    }
+  } else if constexpr (STYLE == kPeak || STYLE == kPeak256) {  // one accumulator across chunks
+#pragma unroll 1
+    for (int c = 0; c < kChunks; ++c) {
+      if constexpr (ASRC == kRegDecode) decode_regs();
+      const uint64_t da = a_desc();
+      chain(acc, da, db, true);
+      wgmma_wait_all();
+      fence_regs(acc);
+      release();
+    }
+  } else if constexpr (STYLE == kSerial || STYLE == kWaitOnly) {  // chain from zero, wait, add (or not)
+    float cs[64];
+#pragma unroll 1
+    for (int c = 0; c < kChunks; ++c) {
+      if constexpr (ASRC == kRegDecode) decode_regs();
+      const uint64_t da = a_desc();
+      chain(cs, da, db, false);
+      wgmma_wait_all();
+      fence_regs(cs);
+      release();
+      if constexpr (STYLE == kSerial) {
+#pragma unroll
+        for (int i = 0; i < 64; ++i) acc[i] = fadd_rz(acc[i], cs[i]);
+      }
+    }
+    if constexpr (STYLE == kWaitOnly) {
+#pragma unroll
+      for (int i = 0; i < 64; ++i) acc[i] = cs[i];
+    }
+  } else if constexpr (STYLE == kSerial2) {
+    float cs[64];
+#pragma unroll 1
+    for (int c = 0; c < kChunks; ++c) {
+      if constexpr (ASRC == kRegDecode) decode_regs();
+      const uint64_t da = a_desc();
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        chain(cs, da, db + h * (128 * 128 / 16), false);
+        wgmma_wait_all();
+        fence_regs(cs);
+#pragma unroll
+        for (int i = 0; i < 64; ++i) acc[64 * h + i] = fadd_rz(acc[64 * h + i], cs[i]);
+      }
+      release();
+    }
+  } else {  // kLate: chunk c's sums are added after chunk c + 1 is issued
+    float c0[64], c1[64];
+    if constexpr (ASRC == kRegDecode) decode_regs();
+    chain(c0, a_desc(), db, false);
+    auto step = [&](float(&cur)[64], float(&nxt)[64]) {
+      wgmma_wait_all();
+      fence_regs(cur);
+      release();
+      if constexpr (ASRC == kRegDecode) decode_regs();
+      chain(nxt, a_desc(), db, false);
+#pragma unroll
+      for (int i = 0; i < 64; ++i) acc[i] = fadd_rz(acc[i], cur[i]);
+    };
+#pragma unroll 1
+    for (int c = 0; c + 2 < kChunks; c += 2) {
+      step(c0, c1);
+      step(c1, c0);
+    }
+    step(c0, c1);
+    wgmma_wait_all();
+    fence_regs(c1);
+    release();
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[i] = fadd_rz(acc[i], c1[i]);
+  }
+  float sum = 0.0f;
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i) sum += acc[i];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+#endif
+}
+
+struct Variant {
+  const char* name;
+  int style, wgs, bn;
+  void (*kernel)(float*, uint32_t);
+  int smem;
+};
+#define V(NAME, ST, AS, W) \
+  Variant { NAME, ST, W, Probe<ST, AS, W>::BN, loop_probe<ST, AS, W>, Probe<ST, AS, W>::kSmem }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string out;
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess || prop.major != 9) {
+    std::fprintf(stderr, "sm90 loop probe: needs a Hopper GPU (compute capability 9.0)\n");
+    return 3;
+  }
+  const Variant vs[] = {
+      V("peak ss (acc across chunks), 2 wg", kPeak, kStatic, 2),
+      V("peak ss n256, 2 wg", kPeak256, kStatic, 2),
+      V("wait-only ss (zero-init chain + wait, no add), 2 wg", kWaitOnly, kStatic, 2),
+      V("wait-only ss, 3 wg", kWaitOnly, kStatic, 3),
+      V("peak ss, 3 wg", kPeak, kStatic, 3),
+      V("serial ss, 2 wg", kSerial, kStatic, 2),
+      V("serial ss, 3 wg", kSerial, kStatic, 3),
+      V("late ss, 2 wg", kLate, kStatic, 2),
+      V("serial2 ss (256 tok, 2 chains), 2 wg", kSerial2, kStatic, 2),
+      V("peak rs-decode, 2 wg", kPeak, kRegDecode, 2),
+      V("serial rs-decode, 2 wg", kSerial, kRegDecode, 2),
+      V("late rs-decode, 2 wg", kLate, kRegDecode, 2),
+      V("serial2 rs-decode, 2 wg", kSerial2, kRegDecode, 2),
+      V("peak decoder-wg, 2 wg", kPeak, kDecoderWG, 2),
+      V("serial decoder-wg, 2 wg", kSerial, kDecoderWG, 2),
+      V("serial decoder-wg, 3 wg", kSerial, kDecoderWG, 3),
+      V("late decoder-wg, 2 wg", kLate, kDecoderWG, 2),
+      V("serial2 decoder-wg, 2 wg", kSerial2, kDecoderWG, 2),
+      V("decoder alone, 2 blocks per chunk (TFLOP/s as if 2 wg x 128 tokens)", kNoMma, kDecoderWG, 2),
+      V("decoder alone, 1 block per chunk", kNoMma, kDecoderWG, 1),
+      V("decoder alone without the proxy fence, 2 blocks", kNoMma, kDecoderNoFence, 2),
+      V("serial2 decoder-wg without the proxy fence, 2 wg", kSerial2, kDecoderNoFence, 2),
+  };
+  const int grid = prop.multiProcessorCount;
+  float* d_out = nullptr;
+  cudaMalloc(&d_out, static_cast<size_t>(grid) * 512 * sizeof(float));
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  FILE* js = out.empty() ? nullptr : std::fopen(out.c_str(), "w");
+  if (js) std::fprintf(js, "{\"device\": \"%s\", \"sms\": %d, \"chunks_per_cta\": %d, \"variants\": [\n", prop.name, grid, kChunks);
+  double peak = 0;
+  std::printf("variant | us | TFLOP/s | %% of the first line\n");
+  for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); ++v) {
+    const Variant& x = vs[v];
+    cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, x.smem);
+    std::vector<float> ts;
+    for (int it = 0; it < 12; ++it) {
+      cudaEventRecord(e0);
+      x.kernel<<<grid, 128 * (x.wgs + 1), x.smem>>>(d_out, 12345u + it);
+      cudaEventRecord(e1);
+      cudaEventSynchronize(e1);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, e0, e1);
+      if (it >= 2) ts.push_back(ms);
+    }
+    const cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) {
+      std::printf("%s | error: %s\n", x.name, cudaGetErrorString(err));
+      return 4;
+    }
+    std::sort(ts.begin(), ts.end());
+    const double us = 1e3 * ts[ts.size() / 2];
+    const double flop = 2.0 * 64 * x.bn * 64 * kChunks * x.wgs * grid;
+    const double tf = flop / us * 1e-6;
+    if (v == 0) peak = tf;
+    std::printf("%s | %.1f | %.1f | %.1f\n", x.name, us, tf, 100 * tf / peak);
+    if (js) std::fprintf(js, "%s{\"variant\": \"%s\", \"us\": %.2f, \"tflops\": %.2f}", v ? ",\n" : "", x.name, us, tf);
+  }
+  if (js) {
+    std::fprintf(js, "\n]}\n");
+    std::fclose(js);
+  }
+  return 0;
+}
