@@ -9,6 +9,7 @@
 
 #include "cli_run.hpp"
 #include "nvfp4/cublaslt.hpp"
+#include "nvfp4/cuda.hpp"
 #include "nvfp4/io.hpp"
 #include "nvfp4/quant.hpp"
 
@@ -27,6 +28,12 @@ TEST(Cli, HelpVersionAndUnknown) {
   auto j = Json::parse(v.out);
   ASSERT_TRUE(j.is_ok()) << v.out;
   EXPECT_EQ((*j)["version"].as_string(), NVFP4_VERSION);
+  // The Hopper kernel's built tile configurations, as NVFP4_SM90_CONFIG and bench --sm90-config take them.
+  const std::vector<std::string> built = sm90_configs();
+  const Json& listed = (*j)["sm90_configs"];
+  ASSERT_EQ(listed.type(), Json::Type::kArray) << v.out;
+  ASSERT_EQ(listed.items().size(), built.size()) << v.out;
+  for (size_t i = 0; i < built.size(); ++i) EXPECT_EQ(listed.items()[i].as_string(), built[i]);
   auto u = run("frobnicate");
   EXPECT_EQ(u.code, 2);
   EXPECT_NE(u.out.find("unknown command"), std::string::npos);

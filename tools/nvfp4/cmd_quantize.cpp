@@ -29,6 +29,9 @@ int cmd_version(int argc, char** argv) {
     devs.push(dj);
   }
   j.set("gpus", devs);
+  Json cfgs = Json::array();
+  for (const std::string& c : sm90_configs()) cfgs.push(c);
+  j.set("sm90_configs", cfgs);  // the Hopper kernel's built tile configurations (NVFP4_SM90_CONFIG)
   if (!ci.error.empty()) j.set("gpu_note", ci.error);
   auto env = cublaslt_env();
   j.set("cublaslt", env.is_ok() ? env->library + " " + std::to_string(env->cublaslt_version) : env.status().message());
