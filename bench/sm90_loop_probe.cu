@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../src/cuda/sm90/sm90_layout.hpp"
 #include "../src/cuda/sm90/sm90_ptx.cuh"
 #include "../src/cuda/sm90/sm90_wgmma.cuh"
 
@@ -31,16 +32,11 @@ constexpr int kChunks = 2048;   // k64 chunks per CTA per launch
 
 __device__ __forceinline__ float fadd_rz(float a, float b) { return __fadd_rz(a, b); }
 
-// The decode of one 32-bit code word into four f16x2 registers (the kernel's conversion-free
-// decode: five integer operations, four PRMT, four HMUL2).
+// The decode of one 32-bit code word into four f16x2 registers: the kernel's conversion-free
+// decode (sm90_layout.hpp's code_word_fp16: five integer operations, four PRMT) and four HMUL2.
 __device__ __forceinline__ void decode8(uint32_t w, uint32_t m, uint32_t (&h)[4]) {
-  const uint32_t hp = (w & 0x80808080u) | ((w >> 2) & 0x0E0E0E0Eu);
-  const uint32_t hq = (w << 1) & 0x8E8E8E8Eu;
   uint32_t x[4];
-  asm("prmt.b32 %0, %1, 0, 0x1404;" : "=r"(x[0]) : "r"(hp));
-  asm("prmt.b32 %0, %1, 0, 0x3424;" : "=r"(x[1]) : "r"(hp));
-  asm("prmt.b32 %0, %1, 0, 0x1404;" : "=r"(x[2]) : "r"(hq));
-  asm("prmt.b32 %0, %1, 0, 0x3424;" : "=r"(x[3]) : "r"(hq));
+  code_word_fp16(w, x);
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     __half2 r = __hmul2(*reinterpret_cast<__half2*>(&x[i]), *reinterpret_cast<__half2*>(&m));
@@ -54,8 +50,8 @@ struct Probe {
   static constexpr int kThreads = 128 * (WGS + 1);
   static constexpr int kEntry = (65536 / kThreads > 255 ? 255 : 65536 / kThreads) / 8 * 8;
   static constexpr int kProd = 40;
-  static constexpr int kCons = ((kEntry - kProd) * 128 / (128 * WGS) + kEntry) / 8 * 8 > 232 ? 232
-                               : ((kEntry - kProd) * 128 / (128 * WGS) + kEntry) / 8 * 8;
+  static constexpr int kGrant = (kEntry + (kEntry - kProd) / WGS) / 8 * 8;  // what the producer gives back, shared
+  static constexpr int kCons = kGrant > 232 ? 232 : kGrant;
   // shared memory: B (tokens) 256 x 128 B; A' static tiles WGS x 8 KB; codes WGS x 2 KB; ring kRing x WGS x 8 KB
   static constexpr int kOffB = 0, kOffA = 32768, kOffCodes = kOffA + WGS * 8192, kOffRing = kOffCodes + WGS * 2048;
   static constexpr int kOffBar = kOffRing + kRing * WGS * 8192;
@@ -84,7 +80,7 @@ __global__ void __launch_bounds__(Probe<STYLE, ASRC, WGS>::kThreads, 1) loop_pro
     }
     fence_barrier_init();
   }
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  fence_proxy_async();
   __syncthreads();
 
   if (wg == 0) {
@@ -111,7 +107,7 @@ __global__ void __launch_bounds__(Probe<STYLE, ASRC, WGS>::kThreads, 1) loop_pro
             *reinterpret_cast<uint4*>(dst + unit * 16) = make_uint4(h[0], h[1], h[2], h[3]);
           }
         }
-        if constexpr (ASRC == kDecoderWG) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        if constexpr (ASRC == kDecoderWG) fence_proxy_async();
         mbar_arrive(&full[s]);
         if (++s == kRing) {
           s = 0;
