@@ -590,6 +590,68 @@ TEST(Gpu, SplitKContractsBitIdenticalToOracle) {
   EXPECT_GT(sensitive, 0) << "no split contract changed any output: the comparison could not fail";
 }
 
+// The pipelined kernel at both tile widths (64 and 128 columns, forced through
+// NVFP4_SM120P_TILE_N; the launcher otherwise picks by shape and SM count): plain and streaming A,
+// sequential and split-K, against the oracle bit for bit, on shapes whose N, M and K are not
+// multiples of the tile, the stage (k256) or the chunk. A bad value of the variable is one line.
+TEST(Gpu, PipelinedKernelBothTileWidthsBitIdenticalToOracle) {
+  REQUIRE_GPU();
+  struct Restore {  // the variable as it was, however the test ends
+    const char* prev = std::getenv("NVFP4_SM120P_TILE_N");
+    std::string saved = prev ? prev : "";
+    ~Restore() { prev ? setenv("NVFP4_SM120P_TILE_N", saved.c_str(), 1) : unsetenv("NVFP4_SM120P_TILE_N"); }
+  } restore;
+  struct Case {
+    LinearShape l;
+    int64_t rows;
+    bool bias;
+  };
+  const Case cases[] = {{{"n200_k4000", 200, 4000}, 77, true},  {{"n264_k7168", 264, 7168}, 130, false},
+                        {{"n40_k208", 40, 208}, 33, false},     {{"n129_k320", 129, 320}, 1, true},
+                        {{"n384_k1088", 384, 1088}, 128, false}};
+  const ReductionContract contracts[] = {ReductionContract::sequential(),
+                                         ReductionContract::split_k(2, 256, PartitionRule::kCublas, MergeMode::kFp32),
+                                         ReductionContract::split_k(3, 64, PartitionRule::kCutlass, MergeMode::kBf16Serial)};
+  std::mt19937 rng(29);
+  for (const char* width : {"64", "128"}) {
+    ASSERT_EQ(setenv("NVFP4_SM120P_TILE_N", width, 1), 0);
+    for (const Case& c : cases) {
+      auto p = prepare_layer(c.l, c.rows, rng(), "");
+      ASSERT_TRUE(p.is_ok()) << p.status().message();
+      std::vector<uint16_t> bias;
+      if (c.bias)
+        for (int64_t i = 0; i < c.l.n; ++i) bias.push_back(bf16_rn(static_cast<float>(i % 19 - 9) * 0.37f));
+      GemmSpec spec;
+      spec.alpha = p->alpha;
+      spec.bias = c.bias ? bias.data() : nullptr;
+      spec.contracts.assign(std::begin(contracts), std::end(contracts));
+      auto ref = gemm_oracle(p->a, p->w, spec);
+      ASSERT_TRUE(ref.is_ok()) << ref.status().message();
+      for (size_t ci = 0; ci < spec.contracts.size(); ++ci) {
+        const ReductionContract& k = spec.contracts[ci];
+        if (!check_gpu_contract(GpuGemmKernel::kSm120pEmulated, k, c.l.k).is_ok()) continue;  // S above the chunks
+        const std::string what = std::string("tile ") + width + " " + c.l.name + " M " + std::to_string(c.rows) + " " + k.to_string();
+        auto g = gemm_gpu(p->a, p->w, p->alpha, spec.bias, GpuGemmKernel::kSm120pEmulated, k);
+        ASSERT_TRUE(g.is_ok()) << what << ": " << g.status().message();
+        const Diff d = count_diffs(g.value(), (*ref)[ci]);
+        EXPECT_EQ(d.raw, 0) << what;
+        EXPECT_EQ(d.out, 0) << what;
+        auto st = gemm_gpu_stream_a(p->x.data(), p->m, c.l.k, p->w, spec.bias, GpuGemmKernel::kSm120pEmulated, k);
+        ASSERT_TRUE(st.is_ok()) << "stream " << what << ": " << st.status().message();
+        const Diff ds = count_diffs(st.value(), (*ref)[ci]);
+        EXPECT_EQ(ds.raw, 0) << "stream " << what;
+        EXPECT_EQ(ds.out, 0) << "stream " << what;
+      }
+    }
+  }
+  ASSERT_EQ(setenv("NVFP4_SM120P_TILE_N", "96", 1), 0);
+  auto p = prepare_layer(LinearShape{"t", 16, 64}, 16, 1, "");
+  ASSERT_TRUE(p.is_ok());
+  auto bad = gemm_gpu(p->a, p->w, p->alpha, nullptr, GpuGemmKernel::kSm120pEmulated);
+  EXPECT_FALSE(bad.is_ok());
+  if (!bad.is_ok()) EXPECT_NE(bad.status().message().find("NVFP4_SM120P_TILE_N must be 64 or 128"), std::string::npos);
+}
+
 TEST(Gpu, SplitKRefusedWhenSlicesExceedChunks) {
   REQUIRE_GPU();
   auto p = prepare_layer(LinearShape{"t", 16, 128}, 16, 1, "");

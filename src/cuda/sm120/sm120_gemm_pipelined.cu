@@ -1,14 +1,17 @@
 // NVFP4 GEMM for SM120/SM121 with a shared-memory pipeline: the production data path.
 //
-// CTA tile 128 (M) x 64 (N): at M <= 128 one CTA holds every row, so each weight byte crosses DRAM
-// once. One producer thread streams k128 stages (two k64 chunks) into a ring of kStages buffers:
-// per stage one TMA box of the tile's A rows, one of its W rows (64 bytes of each row, written with
-// the TMA's 64-byte swizzle) and one bulk copy per 512-byte scale block, all counted in bytes on
-// the stage's mbarrier (one CTA per cluster: no multicast). Eight consumer warps (a 4 x 2 grid of
-// 32 x 32 warp tiles) read fragments with ldmatrix at the swizzled offsets, which keeps every
-// ldmatrix phase conflict-free, and release each stage on a second mbarrier. Persistent: every CTA
-// walks work items (tile, K slice) in a fixed order, so the producer and the consumers agree on the
-// stage sequence without talking.
+// CTA tile 128 (M) x kTileN (N), kTileN 64 or 128 (the launcher picks 128 where the 128-column
+// tiles still give every SM one: docs/gb10-performance.md, "Tile width"): at M <= 128 one CTA holds
+// every row, so each weight byte crosses DRAM once. One producer thread streams k256 stages (four
+// k64 chunks) into a ring of kStages buffers: per stage one TMA box of the tile's A rows, one of its
+// W rows (128 bytes of each row, written with the TMA's 128-byte swizzle) and one bulk copy of the
+// stage's scale blocks per operand, all counted in bytes on the stage's mbarrier (one CTA per
+// cluster: no multicast). 128-byte box rows halve the TMA's per-row work against 64-byte ones; the
+// data-path probe (bench/sm120_stream_probe.cu) measured what that and the tile width are worth.
+// Eight consumer warps (a 4 x 2 grid of 32 x kTileN/2 warp tiles) read fragments with ldmatrix at
+// the swizzled offsets, which keeps every ldmatrix phase conflict-free, and release each stage on a
+// second mbarrier. Persistent: every CTA walks work items (tile, K slice) in a fixed order, so the
+// producer and the consumers agree on the stage sequence without talking.
 //
 // Numerics are the §4 contracts exactly: each output's accumulator starts at +0 and takes one MMA
 // per k64 chunk in increasing K over its slice (sequential K: the whole K), then the fused
@@ -21,10 +24,10 @@
 //
 // Streaming A (native and emulated, kStream): A arrives as the bf16 activation x. Four producer
 // warps (the CTA's 12 warps cost what the 9 of the plain kernel do, see kMaxRegs) quantize each
-// stage's A slice (the tile's 128 rows x k128) into the stage's A and SF_A areas with the comfy-cuda
+// stage's A slice (the tile's 128 rows x k256) into the stage's A and SF_A areas with the comfy-cuda
 // recipe (stream_quantize_block16, the steps of sm120_gemm_blockscaled's fragment producer), byte
 // for byte the image the TMA and the bulk copies would have written from quantize-then-GEMM's
-// packed A (the 64-byte swizzle, one 128x4 scale block per chunk), then arrive on the stage's full
+// packed A (the 128-byte swizzle, one 128x4 scale block per chunk), then arrive on the stage's full
 // barrier; one thread of them still issues the W box and SF_W copies. So every activation slice is
 // quantized once per CTA per stage, in shared memory, and never written to global memory.
 #include <cuda.h>
@@ -49,25 +52,38 @@ constexpr int kStreamThreads = (kConsumerWarps + kStreamProducerWarps) * 32;
 constexpr int kStreamProducers = kStreamProducerWarps * 32;
 template <bool kStream>
 constexpr int kThreadsOf = kStream ? kStreamThreads : kThreads;
-constexpr int kTileM = 128, kTileN = 64;
-constexpr int kWarpTileM = 32, kWarpTileN = 32;      // 2 m16 x 4 n8 MMAs per k64 chunk per warp
-constexpr int kMmaM = kWarpTileM / 16, kMmaN = kWarpTileN / 8;
-constexpr int kChunksPerStage = 2;
+constexpr int kTileM = 128;
+constexpr int kWarpTileM = 32;
+constexpr int kMmaM = kWarpTileM / 16;
+constexpr int kChunksPerStage = 4;
 constexpr int kRowBytes = kChunksPerStage * 32;        // a row's K slice per stage = the TMA box's inner extent
-constexpr int kStages = 6;
 constexpr int kSfBlock = 512;                          // one 128x4 swizzle block: 128 rows x one chunk
-constexpr int kOffW = kTileM * kRowBytes;
-constexpr int kOffSfa = kOffW + kTileN * kRowBytes;
-constexpr int kOffSfw = kOffSfa + kChunksPerStage * kSfBlock;
-constexpr int kStageBytes = kOffSfw + kChunksPerStage * kSfBlock;
-constexpr int kTmaBytes = (kTileM + kTileN) * kRowBytes;  // both boxes, rows past M or N zero-filled and counted
 constexpr int kAlign = 1024;                           // the swizzle atoms' alignment (dynamic smem is rounded up to it)
-constexpr int kSmemBytes = kAlign + kStages * kStageBytes + 2 * kStages * 8;
+constexpr int kSmemLimit = 101376;                     // the 99 KB a GB10 block may use
 static_assert(kTileM == 128, "a tile's SF_A is exactly one 128-row swizzle block per chunk");
-static_assert(kTileN == 64 && kWarpTileM * 4 == kTileM && kWarpTileN * 2 == kTileN, "4 x 2 consumer warp grid");
-static_assert(kRowBytes == 64, "64-byte rows: the TMA's 64-byte swizzle, which the ldmatrix addresses below undo");
-static_assert(kOffW % kAlign == 0 && kOffSfa % kAlign == 0 && kStageBytes % kAlign == 0, "boxes on swizzle-atom boundaries");
-static_assert(kSmemBytes <= 101376, "fits the 99 KB a GB10 block may use");
+static_assert(kWarpTileM * 4 == kTileM, "4 x 2 consumer warp grid");
+static_assert(kRowBytes == 128, "128-byte rows: the TMA's 128-byte swizzle, which the ldmatrix addresses below undo");
+
+// The stage layout of a kTileN-column tile: A box, W box, the stage's SF_A blocks, its SF_W blocks
+// (the 128-row block around the tile: for 64-column tiles half of it is the neighbour tile's).
+template <int kTileN>
+struct Tile {
+  static_assert(kTileN == 64 || kTileN == 128, "64- or 128-column tiles");
+  static constexpr int kWarpTileN = kTileN / 2;
+  static constexpr int kMmaN = kWarpTileN / 8;         // n8 MMAs per warp per chunk
+  static constexpr int kOffW = kTileM * kRowBytes;
+  static constexpr int kOffSfa = kOffW + kTileN * kRowBytes;
+  static constexpr int kOffSfw = kOffSfa + kChunksPerStage * kSfBlock;
+  static constexpr int kStageBytes = kOffSfw + kChunksPerStage * kSfBlock;
+  static constexpr int kTmaBytes = (kTileM + kTileN) * kRowBytes;  // both boxes, rows past M or N zero-filled and counted
+  static constexpr int kStages = (kSmemLimit - kAlign - 16 * 8) / kStageBytes;  // as many as fit the 99 KB
+  static constexpr int kSmemBytes = kAlign + kStages * kStageBytes + 2 * kStages * 8;
+  static constexpr int kOmmaPerChunkPerWarp = kMmaM * kMmaN;  // what tools/check-sass expects: kTileN / 8
+  static_assert(kOffW % kAlign == 0 && kOffSfa % kAlign == 0 && kStageBytes % kAlign == 0, "boxes on swizzle-atom boundaries");
+  static_assert(kStages >= 2 && kSmemBytes <= kSmemLimit, "two stages or more in a GB10 block's 99 KB");
+  static_assert(kOmmaPerChunkPerWarp == kTileN / 8, "tools/check-sass expects kTileN / 8 OMMA per k64 chunk");
+};
+static_assert(Tile<64>::kStages == 3 && Tile<128>::kStages == 2, "28 KB and 36 KB stages");
 // Registers: the launch check counts a CTA's warps rounded up to a multiple of the SM's four
 // sub-partitions (cuda_occupancy.h, "Hardware check"), so these 9 warps cost what 12 do; a budget
 // from 288 threads alone (227) made the emulated variant (222 registers) unlaunchable. Each variant
@@ -81,8 +97,6 @@ constexpr int kMaxRegs = 65536 / (kWarpsCounted * 32 * kCtasPerSm) / 8 * 8;
 static_assert(kMaxRegs<1> == 168 && kMaxRegs<2> == 80, "register budgets of one and two CTAs per SM");
 constexpr int kBlocksPerStageRow = kRowBytes / 8;  // 16-element blocks of a row per stage (8 bytes of codes each)
 static_assert((kTileM * kBlocksPerStageRow) % kStreamProducers == 0, "whole rounds of the streaming producer");
-constexpr int kOmmaPerChunkPerWarp = kMmaM * kMmaN;  // what tools/check-sass expects
-static_assert(kOmmaPerChunkPerWarp == 8, "tools/check-sass expects 8 per k64 chunk for this kernel");
 
 enum Mode { kNative = 0, kEmulated = 1, kProxy = 2 };
 
@@ -121,13 +135,14 @@ __device__ __forceinline__ void bulk_copy(uint32_t dst, const void* src, uint32_
                "l"(src), "r"(bytes), "r"(bar)
                : "memory");
 }
-// Byte offset of the 16-byte piece `piece` of row `row` in a box the TMA wrote with its 64-byte
-// swizzle: address bits 4-5 XOR bits 7-8, i.e. piece ^ ((row >> 1) & 3) for 64-byte rows. The eight
-// rows one ldmatrix phase reads then land in eight distinct 16-byte bank groups (conflict-free).
-__host__ __device__ constexpr uint32_t swizzled64(int row, int piece) {
-  return static_cast<uint32_t>(row * 64 + ((piece ^ ((row >> 1) & 3)) << 4));
+// Byte offset of the 16-byte piece `piece` of row `row` in a box the TMA wrote with its 128-byte
+// swizzle: address bits 4-6 XOR bits 7-9, i.e. piece ^ (row & 7) for 128-byte rows. The eight rows
+// one ldmatrix phase reads (eight consecutive rows, one piece) then land in eight distinct 16-byte
+// bank groups (conflict-free).
+__host__ __device__ constexpr uint32_t swizzled128(int row, int piece) {
+  return static_cast<uint32_t>(row * 128 + ((piece ^ (row & 7)) << 4));
 }
-static_assert(swizzled64(3, 1) == 3 * 64 + 0 * 16 && swizzled64(4, 0) == 4 * 64 + 2 * 16, "64-byte swizzle");
+static_assert(swizzled128(3, 1) == 3 * 128 + 2 * 16 && swizzled128(9, 0) == 9 * 128 + 1 * 16, "128-byte swizzle");
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -141,6 +156,7 @@ struct Work {
   int slice;
   int64_t q0, q1;
 };
+template <int kTileN>
 __device__ __forceinline__ Work work_item(const GemmOperands& op, int64_t item, int64_t tiles_m, int64_t tiles) {
   Work w;
   const int64_t tile = item % tiles;
@@ -185,10 +201,13 @@ constexpr int kCtasPerSm = kMode == kProxy ? 2 : 1;
 // tma_a, tma_w: A [M][K64/2] and W [N][K64/2] as 2-D byte tensors, boxes of 64 bytes x 128 (A) or
 // 64 (W) rows, 64-byte swizzle, rows past M or N read as zeros.
 // kStream: A is quantized here from op.x (tma_a is not read).
-template <int kMode, bool kStream>
+template <int kMode, bool kStream, int kTileN>
 __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
     sm120_gemm_pipelined(const __grid_constant__ GemmOperands op, const __grid_constant__ CUtensorMap tma_a,
                          const __grid_constant__ CUtensorMap tma_w) {
+  using T = Tile<kTileN>;
+  constexpr int kStages = T::kStages, kStageBytes = T::kStageBytes, kMmaN = T::kMmaN, kWarpTileN = T::kWarpTileN;
+  constexpr int kOffW = T::kOffW, kOffSfa = T::kOffSfa, kOffSfw = T::kOffSfw;
   extern __shared__ __align__(128) uint8_t smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const uint32_t raw_base = smem_addr(smem_raw);
@@ -226,7 +245,7 @@ __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
     }
     uint32_t it = 0;  // stage sequence number, shared by construction with the consumers
     for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
-      const Work w = work_item(op, item, tiles_m, tiles);
+      const Work w = work_item<kTileN>(op, item, tiles_m, tiles);
       const uint8_t* sfa_tile = kStream ? nullptr : op.sfa + (w.m0 / 128) * (cp / 4) * kSfBlock;
       const uint8_t* sfw_tile = op.sfw + (w.n0 / 128) * (cp / 4) * kSfBlock;
       for (int64_t q = w.q0; q < w.q1; q += kChunksPerStage, ++it) {
@@ -239,14 +258,13 @@ __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
             // The W box (whole, as below) and SF_W's scale blocks, counted in bytes.
             mbar_arrive_expect_tx(full, static_cast<uint32_t>(kTileN * kRowBytes + nch * kSfBlock));
             tma_load_2d(st + kOffW, &tma_w, static_cast<int>(q * 32), static_cast<int>(w.n0), full);
-            for (int c = 0; c < nch; ++c)
-              bulk_copy(st + kOffSfw + c * kSfBlock, sfw_tile + (q + c) * kSfBlock, kSfBlock, full);
+            bulk_copy(st + kOffSfw, sfw_tile + q * kSfBlock, nch * kSfBlock, full);
           }
           // A: block b of tile row r is K q * 64 + 16 b .. + 15 (chunk b / 4 of the stage), its codes
           // the 8 bytes at half b & 1 of the row's swizzled 16-byte piece b / 2, its scale byte b & 3
-          // of the row's word in chunk b / 4's 128x4 block. A warp takes 4 rows x 8 blocks: 256
-          // contiguous bf16 bytes per row in, 256 contiguous (permuted) code bytes out. Rows past M
-          // are zeros (their outputs are never stored); a one-chunk stage leaves chunk 1 unread.
+          // of the row's word in chunk b / 4's 128x4 block. A warp takes 2 rows x 16 blocks: 512
+          // contiguous bf16 bytes per row in, 128 contiguous (permuted) code bytes out. Rows past M
+          // are zeros (their outputs are never stored); a stage of nch < 4 chunks leaves the rest unread.
           uint8_t* const sm = smem + s * kStageBytes;
 #pragma unroll 1
           for (int idx = pt; idx < kTileM * kBlocksPerStageRow; idx += kStreamProducers) {
@@ -256,7 +274,7 @@ __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
             uint8_t sf = 0;
             uint2 codes = make_uint2(0u, 0u);
             if (row < op.m) codes = stream_quantize_block16(op, row, q * 64 + 16 * b, s_x, rcp_s, sf);
-            *reinterpret_cast<uint2*>(sm + swizzled64(r, b >> 1) + 8 * (b & 1)) = codes;
+            *reinterpret_cast<uint2*>(sm + swizzled128(r, b >> 1) + 8 * (b & 1)) = codes;
             sm[kOffSfa + (b >> 2) * kSfBlock + (r % 32) * 16 + (r / 32) * 4 + (b & 3)] = sf;
           }
           mbar_arrive(full);  // release: this thread's stores of the stage, for the consumers' acquire
@@ -265,14 +283,13 @@ __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
         // A stage of one chunk (a slice's last) still moves whole boxes, and the tx count is the
         // boxes' full size: the second chunk's bytes (the next slice's, or zeros past K64/2) are
         // never read by the consumers.
-        mbar_arrive_expect_tx(full, static_cast<uint32_t>(kTmaBytes + 2 * nch * kSfBlock));
+        mbar_arrive_expect_tx(full, static_cast<uint32_t>(T::kTmaBytes + 2 * nch * kSfBlock));
         tma_load_2d(st, &tma_a, static_cast<int>(q * 32), static_cast<int>(w.m0), full);
         tma_load_2d(st + kOffW, &tma_w, static_cast<int>(q * 32), static_cast<int>(w.n0), full);
-        // Whole swizzle blocks: SF_A of the tile's 128 rows, SF_W of the 128 rows around the tile.
-        for (int c = 0; c < nch; ++c) {
-          bulk_copy(st + kOffSfa + c * kSfBlock, sfa_tile + (q + c) * kSfBlock, kSfBlock, full);
-          bulk_copy(st + kOffSfw + c * kSfBlock, sfw_tile + (q + c) * kSfBlock, kSfBlock, full);
-        }
+        // Whole swizzle blocks: SF_A of the tile's 128 rows, SF_W of the 128 rows around the tile;
+        // a row block's chunks are consecutive 512-byte blocks, so one copy per operand per stage.
+        bulk_copy(st + kOffSfa, sfa_tile + q * kSfBlock, nch * kSfBlock, full);
+        bulk_copy(st + kOffSfw, sfw_tile + q * kSfBlock, nch * kSfBlock, full);
       }
     }
     return;
@@ -287,13 +304,13 @@ __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
   // A: matrices (rows 0-7, K 0-31), (rows 8-15, K 0-31), (rows 0-7, K 32-63), (rows 8-15, K 32-63) = a0..a3.
   // W: matrices (n8 j, K 0-31), (n8 j, K 32-63), (n8 j+1, K 0-31), (n8 j+1, K 32-63) = b0, b1 of j and j+1.
   const int mi = lane >> 3, mr = lane & 7;
-  // Offsets for chunk 0 of a stage (pieces 0-1 of each row); chunk c reads pieces 2c, 2c + 1, whose
-  // swizzled offsets are chunk 0's with bit 5 flipped c times: offset(c) = offset(0) ^ (c << 5).
+  // Offsets for chunk 0 of a stage (pieces 0-1 of each row); chunk c reads pieces 2c, 2c + 1, and
+  // (2c + p) ^ x = (p ^ x) ^ 2c for p in {0, 1}, so offset(c) = offset(0) ^ (c << 5) (bits 5-6).
   uint32_t a_off[kMmaM], w_off[kMmaN / 2];
 #pragma unroll
-  for (int i = 0; i < kMmaM; ++i) a_off[i] = swizzled64(wm * kWarpTileM + i * 16 + (mi & 1) * 8 + mr, mi >> 1);
+  for (int i = 0; i < kMmaM; ++i) a_off[i] = swizzled128(wm * kWarpTileM + i * 16 + (mi & 1) * 8 + mr, mi >> 1);
 #pragma unroll
-  for (int j = 0; j < kMmaN / 2; ++j) w_off[j] = kOffW + swizzled64(wn * kWarpTileN + (2 * j + (mi >> 1)) * 8 + mr, mi & 1);
+  for (int j = 0; j < kMmaN / 2; ++j) w_off[j] = kOffW + swizzled128(wn * kWarpTileN + (2 * j + (mi >> 1)) * 8 + mr, mi & 1);
   // Scale words: SF_A from lanes t = 0 (row g) and t = 1 (row g + 8), SF_W from lanes t = 0 (column g).
   uint32_t sfa_off[kMmaM], sfw_off[kMmaN];
 #pragma unroll
@@ -304,7 +321,7 @@ __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
 
   uint32_t it = 0;
   for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
-    const Work w = work_item(op, item, tiles_m, tiles);
+    const Work w = work_item<kTileN>(op, item, tiles_m, tiles);
 #pragma unroll
     for (int j = 0; j < kMmaN; ++j) {
       const int r = static_cast<int>(w.n0 % 128) + wn * kWarpTileN + j * 8 + g;
@@ -414,7 +431,7 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
                                  const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-// [rows][pitch] bytes as a 2-D tensor, boxes of kRowBytes x box_rows with the 64-byte swizzle the
+// [rows][pitch] bytes as a 2-D tensor, boxes of kRowBytes x box_rows with the 128-byte swizzle the
 // consumers' ldmatrix offsets undo; rows and bytes past the tensor read as zeros.
 Result<CUtensorMap> operand_map(const uint8_t* data, int64_t rows, int64_t pitch, int box_rows, const char* what) {
   static const EncodeTiled encode = [] {
@@ -434,17 +451,18 @@ Result<CUtensorMap> operand_map(const uint8_t* data, int64_t rows, int64_t pitch
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(kRowBytes), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t elem[2] = {1, 1};
   const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<uint8_t*>(data), dims, strides, box, elem,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     return cuda_error(std::string("sm120p: cuTensorMapEncodeTiled failed for ") + what + " (code " + std::to_string(r) + ")");
   return map;
 }
 
-template <int kMode, bool kStream>
+template <int kMode, bool kStream, int kTileN>
 Status launch_mode(const GemmOperands& op, int sm_count, cudaStream_t stream, const char* name) {
   constexpr int threads = kThreadsOf<kStream>;
-  auto kernel = sm120_gemm_pipelined<kMode, kStream>;
+  constexpr int kSmemBytes = Tile<kTileN>::kSmemBytes;
+  auto kernel = sm120_gemm_pipelined<kMode, kStream, kTileN>;
   // Once per process (thread-safe static init): a host gap between a timed event and the launch
   // would count as kernel time in nvfp4 bench.
   static const int per_sm = [&] {
@@ -461,7 +479,7 @@ Status launch_mode(const GemmOperands& op, int sm_count, cudaStream_t stream, co
   int ctas_per_sm = per_sm;
   if (const char* e = std::getenv("NVFP4_SM120P_CTAS_PER_SM")) ctas_per_sm = std::min(per_sm, std::max(1, std::atoi(e)));
   if (per_sm < 1)
-    return unsupported(std::string(name) + ": this GPU cannot hold one CTA (" + std::to_string(kSmemBytes) +
+    return unsupported(std::string(name) + " (" + std::to_string(kTileN) + "-column tiles): this GPU cannot hold one CTA (" + std::to_string(kSmemBytes) +
                        " bytes of shared memory, " + std::to_string(threads) + " threads)");
   const int64_t items = ((op.m + kTileM - 1) / kTileM) * ((op.n + kTileN - 1) / kTileN) * op.splits;
   const int64_t grid = std::min<int64_t>(items, static_cast<int64_t>(sm_count) * ctas_per_sm);  // persistent
@@ -476,24 +494,48 @@ Status launch_mode(const GemmOperands& op, int sm_count, cudaStream_t stream, co
   return Status::ok();
 }
 
-}  // namespace
-
-Status launch_sm120p_gemm(const GemmOperands& op, Sm120pMode mode, int sm_count, cudaStream_t stream) {
+template <int kTileN>
+Status launch_tile(const GemmOperands& op, Sm120pMode mode, int sm_count, cudaStream_t stream) {
   if (op.x) {  // the streaming A producer
     switch (mode) {
-      case Sm120pMode::kNative: return launch_mode<kNative, true>(op, sm_count, stream, "sm120_gemm_pipelined<native, stream>");
+      case Sm120pMode::kNative:
+        return launch_mode<kNative, true, kTileN>(op, sm_count, stream, "sm120_gemm_pipelined<native, stream>");
       case Sm120pMode::kEmulated:
-        return launch_mode<kEmulated, true>(op, sm_count, stream, "sm120_gemm_pipelined<emulated, stream>");
+        return launch_mode<kEmulated, true, kTileN>(op, sm_count, stream, "sm120_gemm_pipelined<emulated, stream>");
       case Sm120pMode::kProxy: return unsupported("the memory-path proxy reads a quantized A (no streaming A producer)");
     }
     return invalid_argument("unknown pipelined kernel mode");
   }
   switch (mode) {
-    case Sm120pMode::kNative: return launch_mode<kNative, false>(op, sm_count, stream, "sm120_gemm_pipelined<native>");
-    case Sm120pMode::kEmulated: return launch_mode<kEmulated, false>(op, sm_count, stream, "sm120_gemm_pipelined<emulated>");
-    case Sm120pMode::kProxy: return launch_mode<kProxy, false>(op, sm_count, stream, "sm120_gemm_pipelined<proxy>");
+    case Sm120pMode::kNative: return launch_mode<kNative, false, kTileN>(op, sm_count, stream, "sm120_gemm_pipelined<native>");
+    case Sm120pMode::kEmulated:
+      return launch_mode<kEmulated, false, kTileN>(op, sm_count, stream, "sm120_gemm_pipelined<emulated>");
+    case Sm120pMode::kProxy: return launch_mode<kProxy, false, kTileN>(op, sm_count, stream, "sm120_gemm_pipelined<proxy>");
   }
   return invalid_argument("unknown pipelined kernel mode");
+}
+
+}  // namespace
+
+Result<int> sm120p_tile_n(const GemmOperands& op, int sm_count) {
+  // 128-column tiles where they still give every SM a work item: per weight byte they carry half
+  // the activation bytes and none of the neighbour's SF_W, which the data-path probe measured at
+  // 1.3-1.6x the weight stream of 64-column tiles on the H200 (docs/gb10-performance.md, "Tile
+  // width"). Below that (out and fc2 at M = 128: 42 tiles) 64-column tiles keep twice the CTAs.
+  // NVFP4_SM120P_TILE_N=64|128 forces one: for measurements and for the tests of both widths.
+  if (const char* e = std::getenv("NVFP4_SM120P_TILE_N"); e && *e) {
+    const std::string v = e;
+    if (v == "64") return 64;
+    if (v == "128") return 128;
+    return invalid_argument("NVFP4_SM120P_TILE_N must be 64 or 128, not '" + v + "'");
+  }
+  const int64_t items128 = ((op.m + kTileM - 1) / kTileM) * ((op.n + 127) / 128) * op.splits;
+  return items128 >= sm_count ? 128 : 64;
+}
+
+Status launch_sm120p_gemm(const GemmOperands& op, Sm120pMode mode, int sm_count, cudaStream_t stream) {
+  NVFP4_ASSIGN_OR_RETURN(const int tile_n, sm120p_tile_n(op, sm_count));
+  return tile_n == 128 ? launch_tile<128>(op, mode, sm_count, stream) : launch_tile<64>(op, mode, sm_count, stream);
 }
 
 }  // namespace nvfp4::cuda
