@@ -23,7 +23,7 @@
 // this data path on Hopper) and proxy (a register-only stand-in: times the data path on Hopper).
 //
 // Streaming A (native and emulated, kStream): A arrives as the bf16 activation x. Four producer
-// warps (the CTA's 12 warps cost what the 9 of the plain kernel do, see kMaxRegs) quantize each
+// warps (free: the CTA's warp count rounds to the one of the plain kernel, see Tile) quantize each
 // stage's A slice (the tile's 128 rows x k256) into the stage's A and SF_A areas with the comfy-cuda
 // recipe (stream_quantize_block16, the steps of sm120_gemm_blockscaled's fragment producer), byte
 // for byte the image the TMA and the bulk copies would have written from quantize-then-GEMM's
@@ -45,32 +45,34 @@ namespace nvfp4::cuda {
 
 namespace {
 
-constexpr int kConsumerWarps = 8;
-constexpr int kThreads = (kConsumerWarps + 1) * 32;  // + one producer warp (one thread of it issues)
 constexpr int kStreamProducerWarps = 4;              // streaming A: the warps that quantize (one thread also issues)
-constexpr int kStreamThreads = (kConsumerWarps + kStreamProducerWarps) * 32;
 constexpr int kStreamProducers = kStreamProducerWarps * 32;
-template <bool kStream>
-constexpr int kThreadsOf = kStream ? kStreamThreads : kThreads;
 constexpr int kTileM = 128;
-constexpr int kWarpTileM = 32;
-constexpr int kMmaM = kWarpTileM / 16;
 constexpr int kChunksPerStage = 4;
 constexpr int kRowBytes = kChunksPerStage * 32;        // a row's K slice per stage = the TMA box's inner extent
 constexpr int kSfBlock = 512;                          // one 128x4 swizzle block: 128 rows x one chunk
 constexpr int kAlign = 1024;                           // the swizzle atoms' alignment (dynamic smem is rounded up to it)
 constexpr int kSmemLimit = 101376;                     // the 99 KB a GB10 block may use
 static_assert(kTileM == 128, "a tile's SF_A is exactly one 128-row swizzle block per chunk");
-static_assert(kWarpTileM * 4 == kTileM, "4 x 2 consumer warp grid");
 static_assert(kRowBytes == 128, "128-byte rows: the TMA's 128-byte swizzle, which the ldmatrix addresses below undo");
+constexpr int kBlocksPerStageRow = kRowBytes / 8;  // 16-element blocks of a row per stage (8 bytes of codes each)
+static_assert((kTileM * kBlocksPerStageRow) % kStreamProducers == 0, "whole rounds of the streaming producer");
 
-// The stage layout of a kTileN-column tile: A box, W box, the stage's SF_A blocks, its SF_W blocks
-// (the 128-row block around the tile: for 64-column tiles half of it is the neighbour tile's).
+// A kTileN-column tile: its consumer warps and their warp tiles, its stage layout (A box, W box,
+// the stage's SF_A blocks, its SF_W blocks: the 128-row block around the tile, for 64-column tiles
+// half of it the neighbour's) and its register budget. Eight consumer warps in a 4 x 2 grid at
+// both widths: four 64 x 64 warp tiles for 128 columns (half the fragment reads from shared
+// memory) measured no faster with two CTAs per SM and 25-40 % slower with one, a GB10's
+// occupancy (docs/gb10-performance.md, "Tile width"): the stage latency needs the warps.
 template <int kTileN>
 struct Tile {
   static_assert(kTileN == 64 || kTileN == 128, "64- or 128-column tiles");
-  static constexpr int kWarpTileN = kTileN / 2;
-  static constexpr int kMmaN = kWarpTileN / 8;         // n8 MMAs per warp per chunk
+  static constexpr int kWarpTileM = 32, kWarpTileN = kTileN / 2;
+  static constexpr int kWarpsM = kTileM / kWarpTileM, kWarpsN = kTileN / kWarpTileN;
+  static constexpr int kConsumerWarps = kWarpsM * kWarpsN;
+  static constexpr int kMmaM = kWarpTileM / 16, kMmaN = kWarpTileN / 8;  // m16 and n8 MMAs per warp per chunk
+  static constexpr int kThreads = (kConsumerWarps + 1) * 32;             // + one producer warp (one thread of it issues)
+  static constexpr int kStreamThreads = (kConsumerWarps + kStreamProducerWarps) * 32;
   static constexpr int kOffW = kTileM * kRowBytes;
   static constexpr int kOffSfa = kOffW + kTileN * kRowBytes;
   static constexpr int kOffSfw = kOffSfa + kChunksPerStage * kSfBlock;
@@ -78,25 +80,27 @@ struct Tile {
   static constexpr int kTmaBytes = (kTileM + kTileN) * kRowBytes;  // both boxes, rows past M or N zero-filled and counted
   static constexpr int kStages = (kSmemLimit - kAlign - 16 * 8) / kStageBytes;  // as many as fit the 99 KB
   static constexpr int kSmemBytes = kAlign + kStages * kStageBytes + 2 * kStages * 8;
-  static constexpr int kOmmaPerChunkPerWarp = kMmaM * kMmaN;  // what tools/check-sass expects: kTileN / 8
+  static constexpr int kOmmaPerChunkPerWarp = kMmaM * kMmaN;  // what tools/check-sass expects
+  // Registers: the launch check counts a CTA's warps rounded up to a multiple of the SM's four
+  // sub-partitions (cuda_occupancy.h, "Hardware check"): 9 warps cost what 12 do; a
+  // budget from the thread count alone (227 for 288 threads) made the emulated variant (222
+  // registers) unlaunchable. Each variant is compiled for the CTAs per SM it launches with (one:
+  // native and emulated, a GB10's 99 KB holds one CTA's stages; two: the proxy, on Hopper's
+  // 228 KB per SM). The streaming variant's producer warps fit in the same rounded count.
+  static constexpr int kWarpsCounted = (kThreads / 32 + 3) / 4 * 4;
+  template <int kCtasPerSm>
+  static constexpr int kMaxRegs = std::min(248, 65536 / (kWarpsCounted * 32 * kCtasPerSm) / 8 * 8);
+  static_assert(kWarpsM * kWarpTileM == kTileM && kWarpsN * kWarpTileN == kTileN, "the warp grid covers the tile");
+  static_assert(kWarpTileN == 32 || kWarpTileN == 64, "SF_W words: one per n8 (32-wide), or paired (64-wide, below)");
+  static_assert((kStreamThreads / 32 + 3) / 4 * 4 == kWarpsCounted, "the streaming producer warps are free under the register rule");
   static_assert(kOffW % kAlign == 0 && kOffSfa % kAlign == 0 && kStageBytes % kAlign == 0, "boxes on swizzle-atom boundaries");
   static_assert(kStages >= 2 && kSmemBytes <= kSmemLimit, "two stages or more in a GB10 block's 99 KB");
-  static_assert(kOmmaPerChunkPerWarp == kTileN / 8, "tools/check-sass expects kTileN / 8 OMMA per k64 chunk");
+  static_assert(kOmmaPerChunkPerWarp == kTileN / 8, "tools/check-sass expects kTileN / 8 per k64 chunk");
 };
 static_assert(Tile<64>::kStages == 3 && Tile<128>::kStages == 2, "28 KB and 36 KB stages");
-// Registers: the launch check counts a CTA's warps rounded up to a multiple of the SM's four
-// sub-partitions (cuda_occupancy.h, "Hardware check"), so these 9 warps cost what 12 do; a budget
-// from 288 threads alone (227) made the emulated variant (222 registers) unlaunchable. Each variant
-// is compiled for the CTAs per SM it launches with: 168 registers at one (native and emulated: a
-// GB10's 99 KB holds one CTA's stages), 80 at two (the proxy, on Hopper's 228 KB per SM).
-// The streaming variant's 12 warps count as 12 too: one register budget for both.
-constexpr int kWarpsCounted = (kThreads / 32 + 3) / 4 * 4;
-static_assert((kStreamThreads / 32 + 3) / 4 * 4 == kWarpsCounted, "the streaming producer warps are free under the register rule");
-template <int kCtasPerSm>
-constexpr int kMaxRegs = 65536 / (kWarpsCounted * 32 * kCtasPerSm) / 8 * 8;
-static_assert(kMaxRegs<1> == 168 && kMaxRegs<2> == 80, "register budgets of one and two CTAs per SM");
-constexpr int kBlocksPerStageRow = kRowBytes / 8;  // 16-element blocks of a row per stage (8 bytes of codes each)
-static_assert((kTileM * kBlocksPerStageRow) % kStreamProducers == 0, "whole rounds of the streaming producer");
+static_assert(Tile<64>::kMaxRegs<1> == 168 && Tile<64>::kMaxRegs<2> == 80 && Tile<128>::kMaxRegs<1> == 168 &&
+                  Tile<128>::kMaxRegs<2> == 80,
+              "register budgets of one and two CTAs per SM");
 
 enum Mode { kNative = 0, kEmulated = 1, kProxy = 2 };
 
@@ -201,13 +205,17 @@ constexpr int kCtasPerSm = kMode == kProxy ? 2 : 1;
 // tma_a, tma_w: A [M][K64/2] and W [N][K64/2] as 2-D byte tensors, boxes of 64 bytes x 128 (A) or
 // 64 (W) rows, 64-byte swizzle, rows past M or N read as zeros.
 // kStream: A is quantized here from op.x (tma_a is not read).
+template <int kMode, int kTileN>
+constexpr int kRegsOf = Tile<kTileN>::template kMaxRegs<kCtasPerSm<kMode>>;
+
 template <int kMode, bool kStream, int kTileN>
-__global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
+__global__ void __maxnreg__((kRegsOf<kMode, kTileN>))
     sm120_gemm_pipelined(const __grid_constant__ GemmOperands op, const __grid_constant__ CUtensorMap tma_a,
                          const __grid_constant__ CUtensorMap tma_w) {
   using T = Tile<kTileN>;
   constexpr int kStages = T::kStages, kStageBytes = T::kStageBytes, kMmaN = T::kMmaN, kWarpTileN = T::kWarpTileN;
   constexpr int kOffW = T::kOffW, kOffSfa = T::kOffSfa, kOffSfw = T::kOffSfw;
+  constexpr int kConsumerWarps = T::kConsumerWarps, kMmaM = T::kMmaM, kWarpTileM = T::kWarpTileM;
   extern __shared__ __align__(128) uint8_t smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const uint32_t raw_base = smem_addr(smem_raw);
@@ -297,7 +305,7 @@ __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
 
   // ------------------------------------------------------------------ consumers
   const int g = lane >> 2, t = lane & 3;
-  const int wm = warp & 3, wn = warp >> 2;
+  const int wm = warp % T::kWarpsM, wn = warp / T::kWarpsM;
   // Streaming: alpha = f32_rn(s_x * s_w) (§2.4), s_x from the amax as the producers derive it.
   const float alpha = kStream ? __fmul_rn(dynamic_global_scale(*op.x_amax), op.s_w) : op.alpha;
   // ldmatrix row addresses (byte offsets in a stage): lane l feeds row l & 7 of matrix l >> 3.
@@ -359,8 +367,20 @@ __global__ void __maxnreg__(kMaxRegs<kCtasPerSm<kMode>>)
             b[2 * j + 1][0] = r4[2];
             b[2 * j + 1][1] = r4[3];
           }
+          if constexpr (kWarpTileN == 64) {
+            // Columns j and j + 4 of a 64-wide warp tile are rows 32 apart of one 128-row scale
+            // block: adjacent words of its 16-byte row line (offset(j + 4) = offset(j) + 4), so one
+            // 8-byte load carries both.
 #pragma unroll
-          for (int j = 0; j < kMmaN; ++j) sfb[j] = *reinterpret_cast<const uint32_t*>(smem + s * kStageBytes + sfw_off[j] + c * kSfBlock);
+            for (int j = 0; j < kMmaN / 2; ++j) {
+              const uint2 v = *reinterpret_cast<const uint2*>(smem + s * kStageBytes + sfw_off[j] + c * kSfBlock);
+              sfb[j] = v.x;
+              sfb[j + kMmaN / 2] = v.y;
+            }
+          } else {
+#pragma unroll
+            for (int j = 0; j < kMmaN; ++j) sfb[j] = *reinterpret_cast<const uint32_t*>(smem + s * kStageBytes + sfw_off[j] + c * kSfBlock);
+          }
           if constexpr (kMode == kEmulated) {
             // One call at a time over fragments kept in local memory: no register pressure.
 #pragma unroll 1
@@ -460,7 +480,7 @@ Result<CUtensorMap> operand_map(const uint8_t* data, int64_t rows, int64_t pitch
 
 template <int kMode, bool kStream, int kTileN>
 Status launch_mode(const GemmOperands& op, int sm_count, cudaStream_t stream, const char* name) {
-  constexpr int threads = kThreadsOf<kStream>;
+  constexpr int threads = kStream ? Tile<kTileN>::kStreamThreads : Tile<kTileN>::kThreads;
   constexpr int kSmemBytes = Tile<kTileN>::kSmemBytes;
   auto kernel = sm120_gemm_pipelined<kMode, kStream, kTileN>;
   // Once per process (thread-safe static init): a host gap between a timed event and the launch
