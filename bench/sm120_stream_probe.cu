@@ -197,6 +197,11 @@ EncodeTiled encoder() {
   }
   return reinterpret_cast<EncodeTiled>(fn);
 }
+// PROBE_L2_PROMOTION=256: the boxes' row reads promote to 256-byte L2 fetches (default 128).
+CUtensorMapL2promotion l2_promotion() {
+  const char* e = std::getenv("PROBE_L2_PROMOTION");
+  return e && std::string(e) == "256" ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+}
 CUtensorMap map_of(const uint8_t* data, int64_t rows, int64_t pitch, int row_bytes, int box_rows) {
   CUtensorMap m{};
   const cuuint64_t dims[2] = {cuuint64_t(pitch), cuuint64_t(rows)};
@@ -205,7 +210,7 @@ CUtensorMap map_of(const uint8_t* data, int64_t rows, int64_t pitch, int row_byt
   const cuuint32_t elem[2] = {1, 1};
   const CUresult r = encoder()(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<uint8_t*>(data), dims, strides, box, elem,
                                CU_TENSOR_MAP_INTERLEAVE_NONE, row_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
-                               CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                               l2_promotion(), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     std::fprintf(stderr, "sm120_stream_probe: cuTensorMapEncodeTiled failed (%d)\n", int(r));
     std::exit(1);
@@ -237,7 +242,8 @@ int main(int argc, char** argv) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
-  std::printf("device SMs %d, L2 %d bytes; median of %d after 3 warm-ups, weights rotated over copies > 3x L2\n", sms, l2, iters);
+  std::printf("device SMs %d, L2 %d bytes; median of %d after 3 warm-ups, weights rotated over copies > 3x L2; L2 promotion %s bytes\n",
+              sms, l2, iters, l2_promotion() == CU_TENSOR_MAP_L2_PROMOTION_L2_256B ? "256" : "128");
   for (const Shape& sh : shapes) {
     const int64_t k2 = sh.k / 2, wbytes = sh.n * k2;
     const int64_t sfw_bytes = (sh.n + 127) / 128 * (sh.k / 64) * kSfBlock;

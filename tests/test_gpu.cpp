@@ -597,10 +597,11 @@ TEST(Gpu, SplitKContractsBitIdenticalToOracle) {
 TEST(Gpu, PipelinedKernelBothTileWidthsBitIdenticalToOracle) {
   REQUIRE_GPU();
   struct Restore {  // the variable as it was, however the test ends
-    const char* prev = std::getenv("NVFP4_SM120P_TILE_N");
+    const char* name;
+    const char* prev = std::getenv(name);
     std::string saved = prev ? prev : "";
-    ~Restore() { prev ? setenv("NVFP4_SM120P_TILE_N", saved.c_str(), 1) : unsetenv("NVFP4_SM120P_TILE_N"); }
-  } restore;
+    ~Restore() { prev ? setenv(name, saved.c_str(), 1) : unsetenv(name); }
+  } restore_tile{"NVFP4_SM120P_TILE_N"}, restore_l2{"NVFP4_SM120P_L2_PROMOTION"};
   struct Case {
     LinearShape l;
     int64_t rows;
@@ -650,6 +651,21 @@ TEST(Gpu, PipelinedKernelBothTileWidthsBitIdenticalToOracle) {
   auto bad = gemm_gpu(p->a, p->w, p->alpha, nullptr, GpuGemmKernel::kSm120pEmulated);
   EXPECT_FALSE(bad.is_ok());
   if (!bad.is_ok()) EXPECT_NE(bad.status().message().find("NVFP4_SM120P_TILE_N must be 64 or 128"), std::string::npos);
+  ASSERT_EQ(setenv("NVFP4_SM120P_TILE_N", "128", 1), 0);
+  ASSERT_EQ(setenv("NVFP4_SM120P_L2_PROMOTION", "512", 1), 0);
+  bad = gemm_gpu(p->a, p->w, p->alpha, nullptr, GpuGemmKernel::kSm120pEmulated);
+  EXPECT_FALSE(bad.is_ok());
+  if (!bad.is_ok()) EXPECT_NE(bad.status().message().find("NVFP4_SM120P_L2_PROMOTION must be 128 or 256"), std::string::npos);
+  // The 256-byte promotion is a cache hint: the same bits.
+  ASSERT_EQ(setenv("NVFP4_SM120P_L2_PROMOTION", "256", 1), 0);
+  GemmSpec spec;
+  spec.alpha = p->alpha;
+  auto ref = gemm_oracle(p->a, p->w, spec);
+  ASSERT_TRUE(ref.is_ok());
+  auto g = gemm_gpu(p->a, p->w, p->alpha, nullptr, GpuGemmKernel::kSm120pEmulated);
+  ASSERT_TRUE(g.is_ok()) << g.status().message();
+  const Diff d = count_diffs(g.value(), (*ref)[0]);
+  EXPECT_EQ(d.raw + d.out, 0);
 }
 
 TEST(Gpu, SplitKRefusedWhenSlicesExceedChunks) {

@@ -465,13 +465,24 @@ Result<CUtensorMap> operand_map(const uint8_t* data, int64_t rows, int64_t pitch
     return reinterpret_cast<EncodeTiled>(fn);
   }();
   if (!encode) return cuda_error("sm120p: cuTensorMapEncodeTiled is not available from the driver");
+  // L2 sector promotion of the boxes' row reads: 128 bytes (a stage's row), or 256 (the next
+  // stage's row too, fetched into L2 with this one). NVFP4_SM120P_L2_PROMOTION=128|256 picks one
+  // for measurements; 128 otherwise.
+  CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+  if (const char* e = std::getenv("NVFP4_SM120P_L2_PROMOTION"); e && *e) {
+    const std::string v = e;
+    if (v == "256")
+      promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+    else if (v != "128")
+      return invalid_argument("NVFP4_SM120P_L2_PROMOTION must be 128 or 256, not '" + v + "'");
+  }
   CUtensorMap map{};
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(pitch), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(pitch)};
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(kRowBytes), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t elem[2] = {1, 1};
   const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<uint8_t*>(data), dims, strides, box, elem,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promotion,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     return cuda_error(std::string("sm120p: cuTensorMapEncodeTiled failed for ") + what + " (code " + std::to_string(r) + ")");
