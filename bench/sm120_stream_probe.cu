@@ -19,7 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "../src/cuda/sm120/sm120_ptx.cuh"
+
 namespace {
+using namespace nvfp4::cuda::sm120;  // the kernel's own barrier and copy wrappers: the probe moves data as it does
 
 #define CK(x)                                                                                   \
   do {                                                                                          \
@@ -67,39 +70,11 @@ struct Args {
   int tile_n, tile_m, row_bytes, stages, stage_bytes, reads, bulk, sf, consumer_warps;
 };
 
-__device__ __forceinline__ uint32_t smem_u32(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbar_expect(uint32_t bar, uint32_t bytes) {
-  asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n .reg .pred done;\n WAIT_%=:\n"
-      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      " @!done bra WAIT_%=;\n}" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
-__device__ __forceinline__ void tma_2d(uint32_t dst, const CUtensorMap* map, int x, int y, uint32_t bar) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
-               "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(bar)
-               : "memory");
-}
-__device__ __forceinline__ void bulk(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst), "l"(src),
-               "r"(bytes), "r"(bar)
-               : "memory");
-}
 
 __global__ void stream_probe(const __grid_constant__ Args p, const __grid_constant__ CUtensorMap map_a,
                              const __grid_constant__ CUtensorMap map_w) {
   extern __shared__ __align__(128) uint8_t smem_raw[];
-  const uint32_t raw = smem_u32(smem_raw);
+  const uint32_t raw = smem_addr(smem_raw);
   const uint32_t base = (raw + kAlign - 1) & ~uint32_t(kAlign - 1);
   const uint8_t* smem = smem_raw + (base - raw);
   const uint32_t full0 = base + p.stages * p.stage_bytes, empty0 = full0 + 8 * p.stages;
@@ -126,20 +101,20 @@ __global__ void stream_probe(const __grid_constant__ Args p, const __grid_consta
         const int s = static_cast<int>(it % p.stages);
         if (it >= static_cast<uint32_t>(p.stages)) mbar_wait(empty0 + 8 * s, ((it / p.stages) - 1) & 1);
         const uint32_t full = full0 + 8 * s, st = base + s * p.stage_bytes;
-        mbar_expect(full, a_bytes + w_bytes + sf_bytes * (sfw_blocks + (p.tile_m ? 1 : 0)));
+        mbar_arrive_expect_tx(full, a_bytes + w_bytes + sf_bytes * (sfw_blocks + (p.tile_m ? 1 : 0)));
         if (p.bulk) {
-          if (a_bytes) bulk(st, p.a + int64_t(q) * a_bytes, a_bytes, full);
-          bulk(st + a_bytes, p.w + (tile * steps + q) * int64_t(w_bytes), w_bytes, full);
+          if (a_bytes) bulk_copy(st, p.a + int64_t(q) * a_bytes, a_bytes, full);
+          bulk_copy(st + a_bytes, p.w + (tile * steps + q) * int64_t(w_bytes), w_bytes, full);
         } else {
-          if (a_bytes) tma_2d(st, &map_a, q * p.row_bytes, 0, full);
-          tma_2d(st + a_bytes, &map_w, q * p.row_bytes, static_cast<int>(tile * p.tile_n), full);
+          if (a_bytes) tma_load_2d(st, &map_a, q * p.row_bytes, 0, full);
+          tma_load_2d(st + a_bytes, &map_w, q * p.row_bytes, static_cast<int>(tile * p.tile_n), full);
         }
         if (sf_bytes) {
           const int64_t c0 = int64_t(q) * chunks;
           for (int b = 0; b < sfw_blocks; ++b)
-            bulk(st + a_bytes + w_bytes + b * sf_bytes, p.sfw + ((tile * p.tile_n / 128 + b) * (p.k2 / 32) + c0) * kSfBlock,
+            bulk_copy(st + a_bytes + w_bytes + b * sf_bytes, p.sfw + ((tile * p.tile_n / 128 + b) * (p.k2 / 32) + c0) * kSfBlock,
                  sf_bytes, full);
-          if (a_bytes) bulk(st + a_bytes + w_bytes + sfw_blocks * sf_bytes, p.sfa + c0 * kSfBlock, sf_bytes, full);
+          if (a_bytes) bulk_copy(st + a_bytes + w_bytes + sfw_blocks * sf_bytes, p.sfa + c0 * kSfBlock, sf_bytes, full);
         }
       }
     }

@@ -521,6 +521,12 @@ std::vector<ReductionContract> split_contracts() {
 struct Diff {
   int64_t raw = 0, out = 0;
 };
+// A bf16 bias of n values repeating a ramp of `period` steps centred on zero.
+std::vector<uint16_t> ramp_bias(int64_t n, int period, float step) {
+  std::vector<uint16_t> b;
+  for (int64_t i = 0; i < n; ++i) b.push_back(bf16_rn(static_cast<float>(i % period - period / 2) * step));
+  return b;
+}
 Diff count_diffs(const GpuGemmOutput& g, const GemmResult& ref) {
   Diff d;
   for (size_t i = 0; i < g.raw.size(); ++i) {
@@ -552,9 +558,7 @@ TEST(Gpu, SplitKContractsBitIdenticalToOracle) {
   for (const Case& c : cases) {
     auto p = prepare_layer(c.l, c.rows, rng(), "");
     ASSERT_TRUE(p.is_ok()) << p.status().message();
-    std::vector<uint16_t> bias;
-    if (c.bias)
-      for (int64_t i = 0; i < c.l.n; ++i) bias.push_back(bf16_rn(static_cast<float>(i % 23 - 11) * 0.61f));
+    const std::vector<uint16_t> bias = c.bias ? ramp_bias(c.l.n, 23, 0.61f) : std::vector<uint16_t>{};
     GemmSpec spec;
     spec.alpha = p->alpha;
     spec.bias = c.bias ? bias.data() : nullptr;
@@ -619,9 +623,7 @@ TEST(Gpu, PipelinedKernelBothTileWidthsBitIdenticalToOracle) {
     for (const Case& c : cases) {
       auto p = prepare_layer(c.l, c.rows, rng(), "");
       ASSERT_TRUE(p.is_ok()) << p.status().message();
-      std::vector<uint16_t> bias;
-      if (c.bias)
-        for (int64_t i = 0; i < c.l.n; ++i) bias.push_back(bf16_rn(static_cast<float>(i % 19 - 9) * 0.37f));
+      const std::vector<uint16_t> bias = c.bias ? ramp_bias(c.l.n, 19, 0.37f) : std::vector<uint16_t>{};
       GemmSpec spec;
       spec.alpha = p->alpha;
       spec.bias = c.bias ? bias.data() : nullptr;

@@ -40,6 +40,7 @@
 #include "../common/check.cuh"
 #include "../common/kernels.hpp"
 #include "mma_sm120.cuh"
+#include "sm120_ptx.cuh"
 
 namespace nvfp4::cuda {
 
@@ -106,39 +107,7 @@ enum Mode { kNative = 0, kEmulated = 1, kProxy = 2 };
 
 __device__ __forceinline__ int64_t imin64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-__device__ __forceinline__ uint32_t smem_addr(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
-
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n .reg .pred done;\n WAIT_%=:\n"
-      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      " @!done bra WAIT_%=;\n}" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
-// The box at (x bytes, y rows) of a 2-D tensor map -> shared, counted in bytes on bar. The
-// .shared::cta form: the ::cluster one costs an 8-byte stack frame in ptxas for sm_120a.
-__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, int x, int y, uint32_t bar) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
-               "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(bar)
-               : "memory");
-}
-// bytes (a multiple of 16, both addresses 16-byte aligned) global -> shared, counted on bar.
-__device__ __forceinline__ void bulk_copy(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-               "l"(src), "r"(bytes), "r"(bar)
-               : "memory");
-}
+using namespace sm120;  // the shared-memory barrier and bulk-copy wrappers (sm120_ptx.cuh)
 // Byte offset of the 16-byte piece `piece` of row `row` in a box the TMA wrote with its 128-byte
 // swizzle: address bits 4-6 XOR bits 7-9, i.e. piece ^ (row & 7) for 128-byte rows. The eight rows
 // one ldmatrix phase reads (eight consecutive rows, one piece) then land in eight distinct 16-byte
