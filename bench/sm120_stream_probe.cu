@@ -256,14 +256,11 @@ int main(int argc, char** argv) {
     // The best of a few plain reads (loads in flight per thread x blocks per SM).
     float read_us = 1e30f;
     for (int blocks : {4, 8, 16}) {
-      const uint4* w16 = nullptr;
       read_us = std::min(read_us, time([&](int c) {
-        w16 = reinterpret_cast<const uint4*>(w[c]);
-        read_kernel<1><<<sms * blocks, 512>>>(w16, wbytes / 16, sink);
+        read_kernel<1><<<sms * blocks, 512>>>(reinterpret_cast<const uint4*>(w[c]), wbytes / 16, sink);
       }));
       read_us = std::min(read_us, time([&](int c) {
-        w16 = reinterpret_cast<const uint4*>(w[c]);
-        read_kernel<4><<<sms * blocks, 256>>>(w16, wbytes / 16, sink);
+        read_kernel<4><<<sms * blocks, 256>>>(reinterpret_cast<const uint4*>(w[c]), wbytes / 16, sink);
       }));
     }
     const double read_gbs = double(wbytes) / read_us * 1e-3;
@@ -279,18 +276,9 @@ int main(int argc, char** argv) {
                 for (int cps : {1, 2}) {
                   if (bk && tn == 32) continue;
                   Cfg c{tn, tm, row, 0, 8, rd, bk, sf, cps};
-                  if (!bk && tn > 256) continue;
-                  // as many stages as fit in a GB10 block's 99 KB (and, at 2 CTAs/SM, in half of Hopper's 227 KB)
-                  int st = 1;
-                  while (true) {
-                    Cfg d = c;
-                    d.stages = st + 1;
-                    if (d.smem() > 101376) break;
-                    ++st;
-                  }
-                  c.stages = st;
-                  if (st < 2) continue;
-                  if (c.tile_n == 256 && c.row_bytes == 128 && c.tile_m) continue;  // < 2 stages anyway
+                  // as many stages as fit in a GB10 block's 99 KB (smem(): alignment + stages and their two barriers)
+                  c.stages = (101376 - kAlign) / (c.stage_bytes() + 16);
+                  if (c.stages < 2) continue;
                   cfgs.push_back(c);
                 }
     for (const Cfg& c : cfgs) {

@@ -314,8 +314,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
         NVFP4_ASSIGN_OR_RETURN(double us, cuda::median_us(opt.iters, opt.warmup, run));
         Json extra = Json::object();
         if (b.rfind("sm120p", 0) == 0) {  // the pipelined kernel's tile width for this shape
-          cuda::GemmOperands op{nullptr, nullptr, nullptr, nullptr, M, N, k64, 1.0f, nullptr, nullptr, nullptr};
-          NVFP4_ASSIGN_OR_RETURN(const int tile_n, cuda::sm120p_tile_n(op, dev.sm_count));
+          NVFP4_ASSIGN_OR_RETURN(const int tile_n, cuda::sm120p_tile_n(M, N, 1, dev.sm_count));
           extra.set("tile_n", static_cast<int64_t>(tile_n));
         }
         if (proxy) {  // the data path alone: weight bytes streamed vs the copy's bandwidth

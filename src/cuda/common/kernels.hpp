@@ -150,8 +150,9 @@ std::string sm90_config_name_for(int64_t m, int64_t n, int sm_count);
 // the memory-path proxy (a register-only stand-in for the MMA: times the data path; output meaningless).
 enum class Sm120pMode { kNative, kEmulated, kProxy };
 Status launch_sm120p_gemm(const GemmOperands& op, Sm120pMode mode, int sm_count, cudaStream_t stream);
-// The tile width (64 or 128 columns) the pipelined kernel launches op with on sm_count SMs.
-Result<int> sm120p_tile_n(const GemmOperands& op, int sm_count);
+// The tile width (64 or 128 columns) the pipelined kernel launches an m x n GEMM in `splits` K
+// slices with on sm_count SMs.
+Result<int> sm120p_tile_n(int64_t m, int64_t n, int splits, int sm_count);
 
 // Launches `kernel` (gpu-model, sm120-*, sm120p-*) on op; the split-K merge is the caller's.
 Status launch_gemm_kernel(const GemmOperands& op, GpuGemmKernel kernel, int sm_count, cudaStream_t stream);

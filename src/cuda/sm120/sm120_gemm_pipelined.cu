@@ -1,7 +1,7 @@
 // NVFP4 GEMM for SM120/SM121 with a shared-memory pipeline: the production data path.
 //
 // CTA tile 128 (M) x kTileN (N), kTileN 64 or 128 (the launcher picks 128 where the 128-column
-// tiles still give every SM one: docs/gb10-performance.md, "Tile width"): at M <= 128 one CTA holds
+// tiles still give every SM one: sm120p_tile_n below): at M <= 128 one CTA holds
 // every row, so each weight byte crosses DRAM once. One producer thread streams k256 stages (four
 // k64 chunks) into a ring of kStages buffers: per stage one TMA box of the tile's A rows, one of its
 // W rows (128 bytes of each row, written with the TMA's 128-byte swizzle) and one bulk copy of the
@@ -64,7 +64,7 @@ static_assert((kTileM * kBlocksPerStageRow) % kStreamProducers == 0, "whole roun
 // half of it the neighbour's) and its register budget. Eight consumer warps in a 4 x 2 grid at
 // both widths: four 64 x 64 warp tiles for 128 columns (half the fragment reads from shared
 // memory) measured no faster with two CTAs per SM and 25-40 % slower with one, a GB10's
-// occupancy (docs/gb10-performance.md, "Tile width"): the stage latency needs the warps.
+// occupancy (docs/gb10-performance.md, "What bounds the proxy now"): the stage latency needs the warps.
 template <int kTileN>
 struct Tile {
   static_assert(kTileN == 64 || kTileN == 128, "64- or 128-column tiles");
@@ -171,8 +171,8 @@ __device__ __forceinline__ void mma(float (&acc)[4], const uint32_t (&a)[4], con
 template <int kMode>
 constexpr int kCtasPerSm = kMode == kProxy ? 2 : 1;
 
-// tma_a, tma_w: A [M][K64/2] and W [N][K64/2] as 2-D byte tensors, boxes of 64 bytes x 128 (A) or
-// 64 (W) rows, 64-byte swizzle, rows past M or N read as zeros.
+// tma_a, tma_w: A [M][K64/2] and W [N][K64/2] as 2-D byte tensors, boxes of 128 bytes x 128 (A) or
+// kTileN (W) rows, 128-byte swizzle, rows past M or N read as zeros.
 // kStream: A is quantized here from op.x (tma_a is not read).
 template <int kMode, int kTileN>
 constexpr int kRegsOf = Tile<kTileN>::template kMaxRegs<kCtasPerSm<kMode>>;
@@ -207,8 +207,8 @@ __global__ void __maxnreg__((kRegsOf<kMode, kTileN>))
 
   if (warp >= kConsumerWarps) {
     // ---------------------------------------------------------------- producer: one thread (streaming: four warps)
-    // Per stage two TMA boxes (the tile's A and W rows, 64 bytes each: the TMA engine gathers the
-    // rows, no thread touches the data) and one bulk copy per scale block. 196 bulk copies of 64
+    // Per stage two TMA boxes (the tile's A and W rows, 128 bytes each: the TMA engine gathers the
+    // rows, no thread touches the data) and one bulk copy per operand's scale blocks. 196 bulk copies of 64
     // bytes per stage ran this data path at 2-3 % of the H200's copy bandwidth, 16-byte cp.async
     // from 128 threads at 27-32 % with the SM's load/store pipe the busiest unit (2026-12-01).
     // Streaming: all kStreamProducers threads quantize A (below), thread 0 of them issues W.
@@ -257,9 +257,9 @@ __global__ void __maxnreg__((kRegsOf<kMode, kTileN>))
           mbar_arrive(full);  // release: this thread's stores of the stage, for the consumers' acquire
           continue;
         }
-        // A stage of one chunk (a slice's last) still moves whole boxes, and the tx count is the
-        // boxes' full size: the second chunk's bytes (the next slice's, or zeros past K64/2) are
-        // never read by the consumers.
+        // A stage of fewer than four chunks (a slice's last) still moves whole boxes, and the tx
+        // count is the boxes' full size: the other chunks' bytes (the next slice's, or zeros past
+        // K64/2) are never read by the consumers.
         mbar_arrive_expect_tx(full, static_cast<uint32_t>(T::kTmaBytes + 2 * nch * kSfBlock));
         tma_load_2d(st, &tma_a, static_cast<int>(q * 32), static_cast<int>(w.m0), full);
         tma_load_2d(st + kOffW, &tma_w, static_cast<int>(q * 32), static_cast<int>(w.n0), full);
@@ -420,6 +420,17 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
                                  const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
+// A measurement setting: the environment variable `name`, which must read `a` or `b` if set and
+// not empty; `otherwise` when it is not.
+Result<int> env_choice(const char* name, int a, int b, int otherwise) {
+  const char* e = std::getenv(name);
+  if (!e || !*e) return otherwise;
+  const std::string v = e;
+  if (v == std::to_string(a)) return a;
+  if (v == std::to_string(b)) return b;
+  return invalid_argument(std::string(name) + " must be " + std::to_string(a) + " or " + std::to_string(b) + ", not '" + v + "'");
+}
+
 // [rows][pitch] bytes as a 2-D tensor, boxes of kRowBytes x box_rows with the 128-byte swizzle the
 // consumers' ldmatrix offsets undo; rows and bytes past the tensor read as zeros.
 Result<CUtensorMap> operand_map(const uint8_t* data, int64_t rows, int64_t pitch, int box_rows, const char* what) {
@@ -437,14 +448,8 @@ Result<CUtensorMap> operand_map(const uint8_t* data, int64_t rows, int64_t pitch
   // L2 sector promotion of the boxes' row reads: 128 bytes (a stage's row), or 256 (the next
   // stage's row too, fetched into L2 with this one). NVFP4_SM120P_L2_PROMOTION=128|256 picks one
   // for measurements; 128 otherwise.
-  CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
-  if (const char* e = std::getenv("NVFP4_SM120P_L2_PROMOTION"); e && *e) {
-    const std::string v = e;
-    if (v == "256")
-      promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
-    else if (v != "128")
-      return invalid_argument("NVFP4_SM120P_L2_PROMOTION must be 128 or 256, not '" + v + "'");
-  }
+  NVFP4_ASSIGN_OR_RETURN(const int promote, env_choice("NVFP4_SM120P_L2_PROMOTION", 128, 256, 128));
+  const CUtensorMapL2promotion promotion = promote == 256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
   CUtensorMap map{};
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(pitch), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(pitch)};
@@ -517,24 +522,19 @@ Status launch_tile(const GemmOperands& op, Sm120pMode mode, int sm_count, cudaSt
 
 }  // namespace
 
-Result<int> sm120p_tile_n(const GemmOperands& op, int sm_count) {
+Result<int> sm120p_tile_n(int64_t m, int64_t n, int splits, int sm_count) {
   // 128-column tiles where they still give every SM a work item: per weight byte they carry half
-  // the activation bytes and none of the neighbour's SF_W, which the data-path probe measured at
-  // 1.3-1.6x the weight stream of 64-column tiles on the H200 (docs/gb10-performance.md, "Tile
-  // width"). Below that (out and fc2 at M = 128: 42 tiles) 64-column tiles keep twice the CTAs.
+  // the activation bytes and none of the neighbour's SF_W. On the H200 the proxy measured them
+  // 1.15x faster than 64-column tiles for fc1 and equal for qkv at M = 128 (the data-path probe
+  // without fragment reads: 1.3x; docs/gb10-performance.md, "The memory-path proxy on the H200").
+  // Below that (out and fc2 at M = 128: 42 tiles) 64-column tiles keep twice the CTAs.
   // NVFP4_SM120P_TILE_N=64|128 forces one: for measurements and for the tests of both widths.
-  if (const char* e = std::getenv("NVFP4_SM120P_TILE_N"); e && *e) {
-    const std::string v = e;
-    if (v == "64") return 64;
-    if (v == "128") return 128;
-    return invalid_argument("NVFP4_SM120P_TILE_N must be 64 or 128, not '" + v + "'");
-  }
-  const int64_t items128 = ((op.m + kTileM - 1) / kTileM) * ((op.n + 127) / 128) * op.splits;
-  return items128 >= sm_count ? 128 : 64;
+  const int64_t items128 = ((m + kTileM - 1) / kTileM) * ((n + 127) / 128) * splits;
+  return env_choice("NVFP4_SM120P_TILE_N", 64, 128, items128 >= sm_count ? 128 : 64);
 }
 
 Status launch_sm120p_gemm(const GemmOperands& op, Sm120pMode mode, int sm_count, cudaStream_t stream) {
-  NVFP4_ASSIGN_OR_RETURN(const int tile_n, sm120p_tile_n(op, sm_count));
+  NVFP4_ASSIGN_OR_RETURN(const int tile_n, sm120p_tile_n(op.m, op.n, op.splits, sm_count));
   return tile_n == 128 ? launch_tile<128>(op, mode, sm_count, stream) : launch_tile<64>(op, mode, sm_count, stream);
 }
 
