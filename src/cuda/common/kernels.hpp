@@ -126,7 +126,7 @@ struct Sm90Gemm {
   const sm90::TileRec* agroup = nullptr;
   const uint8_t* wblk = nullptr;    // sm90::prepack_weight_blocks
   int64_t m = 0, n = 0, chunks = 0, mp = 0;
-  int bm = 128, rw = 2, tw = 1, nh = 1;  // the tile configuration (sm90::Config)
+  int bm = 128, rw = 2, tw = 1, nh = 1, ks = 1;  // the tile configuration (sm90::Config)
   const float* alpha_dev = nullptr; // device alpha (streaming), else alpha
   float alpha = 1.0f;
   const uint16_t* bias = nullptr;
@@ -141,7 +141,7 @@ struct Sm90Gemm {
 Status launch_sm90_gemm(const Sm90Gemm& p, int sm_count, cudaStream_t stream);
 // The tile configuration the launcher picks for m x n on sm_count SMs ("BMxRWxTWxNH" in
 // NVFP4_SM90_CONFIG overrides it, for tuning runs).
-void sm90_pick_config(int64_t m, int64_t n, int sm_count, int& bm, int& rw, int& tw, int& nh);
+void sm90_pick_config(int64_t m, int64_t n, int sm_count, int& bm, int& rw, int& tw, int& nh, int& ks);
 // The configurations built, as "BMxRWxTWxNH", and the one picked for m x n on sm_count SMs.
 std::vector<std::string> sm90_config_names();
 std::string sm90_config_name_for(int64_t m, int64_t n, int sm_count);

@@ -45,10 +45,13 @@ constexpr int kSmemAlign = 1024;  // the 128-byte swizzle pattern repeats every 
 constexpr int kMaxStages = 16;
 constexpr int kRasterGroup = 8;   // token tiles swept together over the row tiles (L2 reuse at large M)
 
-template <int BM_, int RW_, int TW_, int NH_>
+template <int BM_, int RW_, int TW_, int NH_, int KS_ = 1>
 struct Cfg {
-  static constexpr int BM = BM_, RW = RW_, TW = TW_, NH = NH_;
-  static constexpr int P = RW * TW;                 // consumer warpgroups
+  static constexpr int BM = BM_, RW = RW_, TW = TW_, NH = NH_, KS = KS_;
+  static constexpr int T = RW * TW;                 // tiles per CTA: one verdict per stage each
+  // Consumer warpgroups: one per tile; with KS > 1 (one tile), KS chunk-sum warpgroups and the
+  // warpgroup that applies their sums (the "applier", warpgroup 1).
+  static constexpr int P = KS == 1 ? T : KS + 1;
   static constexpr int kThreads = 128 * (P + 1);
   static constexpr int BN = BM / NH;                // tokens of one MMA chain (wgmma N)
   static constexpr int R = BM / 2;                  // accumulator registers per thread
@@ -60,21 +63,35 @@ struct Cfg {
   // producer released blocks forever (seen: a hang with four consumer warpgroups at 112).
   static constexpr int kEntryRegs = (65536 / kThreads > 255 ? 255 : 65536 / kThreads) / 8 * 8;
   static constexpr int kProducerRegs = 40;
-  static constexpr int kConsumerRegs = P <= 2 ? 232 : (P == 3 ? 152 : 104);
+  // With KS > 1 the tile is small (BM <= 64) and every warpgroup fits in the launch bound's share.
+  static constexpr bool kRealloc = KS == 1 && P > 1;
+  static constexpr int kConsumerRegs = !kRealloc ? kEntryRegs : (P <= 2 ? 232 : (P == 3 ? 152 : 104));
+  // Arrivals that release a stage: every thread of every consumer warpgroup that reads it (with
+  // KS > 1: the chunk's chunk-sum warpgroup and the applier, whose fallback reads the operands).
+  static constexpr int kEmptyArrivals = 128 * (KS == 1 ? P : 2);
+  // KS > 1: chunk c's sums go through slot c mod kSlots (fp32, 64 rows x BM tokens, float4 i of
+  // consumer thread x at [i][x]: conflict-free), so KS warpgroups can run up to a slot round ahead
+  // of the applier.
+  static constexpr int kSlots = KS == 1 ? 0 : (KS == 2 ? 4 : 8);
+  static constexpr int kSlotBytes = KS == 1 ? 0 : 64 * BM * 4;
   // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block
   // records (these three by the copy engine), then P verdicts (written by the verdict warp).
   static constexpr int kA = 0;
   static constexpr int kW = TW * BM * 128;
   static constexpr int kT = kW + RW * kWBlockBytes;
   static constexpr int kV = kT + TW * static_cast<int>(sizeof(TileRec));
-  static constexpr int kBytes = (kV + P * 16 + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
-  static_assert(P >= 1 && P <= 4, "one to four consumer warpgroups per CTA (the register file holds no more)");
+  static constexpr int kBytes = (kV + T * 16 + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
+  static_assert(KS == 1 ? (P >= 1 && P <= 4) : (KS >= 2 && KS <= 4),
+                "one to four consumer warpgroups per CTA, or two to four chunk-sum warpgroups and an applier");
+  static_assert(KS == 1 || (RW == 1 && TW == 1 && NH == 1 && BM <= 64),
+                "a K-split CTA owns one tile of at most 64 tokens, in one chain");
+  static_assert(KS == 1 || (kSlots & (kSlots - 1)) == 0, "slot index and phase by shifts: a power of two");
   static_assert(NH == 1 || NH == 2, "a warpgroup's tokens in one chain or two");
   static_assert(BN % 8 == 0 && BN >= 8 && BN <= 128, "wgmma N (tokens per chain) is a multiple of 8, at most 128 here");
   static_assert(TW * BM <= 256, "the A' tile is one TMA box: at most 256 rows");
   static_assert(kW % kSmemAlign == 0 && (BM * 128) % kSmemAlign == 0 && (BN * 128) % kSmemAlign == 0,
                 "every B operand starts on a 1024-byte swizzle atom");
-  static_assert(P == 1 || (kConsumerRegs - kEntryRegs) * 128 * P <= (kEntryRegs - kProducerRegs) * 128,
+  static_assert(!kRealloc || (kConsumerRegs - kEntryRegs) * 128 * P <= (kEntryRegs - kProducerRegs) * 128,
                 "setmaxnreg: the consumers ask for more registers than the producer warpgroup gives back");
 };
 
@@ -270,20 +287,27 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   // wgmma and setmaxnreg exist on sm_90a only; the launcher never starts this on other GPUs.
   __trap();
 #else
-  constexpr int BM = C::BM, RW = C::RW, TW = C::TW, P = C::P;
+  constexpr int BM = C::BM, RW = C::RW, TW = C::TW, P = C::P, KS = C::KS;
   extern __shared__ __align__(16) uint8_t smem_raw[];
   // Aligned by an offset from smem_raw, not by a cast through an integer: the compiler then keeps
   // every access below a shared-memory one (LDS, 32-bit addresses).
   uint8_t* smem = smem_raw + ((kSmemAlign - (smem_addr(smem_raw) & (kSmemAlign - 1))) & (kSmemAlign - 1));
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + stages * C::kBytes);  // copies landed
+  uint8_t* slots = smem + stages * C::kBytes;                                 // KS > 1: chunk sums
+  uint64_t* full = reinterpret_cast<uint64_t*>(slots + C::kSlots * C::kSlotBytes);  // copies landed
   uint64_t* ready = full + stages;                                          // verdicts written
   uint64_t* empty = ready + stages;                                         // consumers done
+  uint64_t* sum_full = empty + stages;                                      // KS > 1: a slot's sums written
+  uint64_t* sum_empty = sum_full + C::kSlots;                               // ... and read by the applier
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
       mbar_init(&full[s], 1);
-      mbar_init(&ready[s], P);         // each verdict lane
-      mbar_init(&empty[s], 128 * P);   // every consumer thread
+      mbar_init(&ready[s], C::T);  // each verdict lane
+      mbar_init(&empty[s], C::kEmptyArrivals);
+    }
+    for (int s = 0; s < C::kSlots; ++s) {
+      mbar_init(&sum_full[s], 128);
+      mbar_init(&sum_empty[s], 128);
     }
     fence_barrier_init();
   }
@@ -294,7 +318,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   const uint32_t tiles = mtiles * ntiles, C_ = static_cast<uint32_t>(p.chunks);
 
   if (wg == 0) {
-    if constexpr (P > 1) regs_release<C::kProducerRegs>();
+    if constexpr (C::kRealloc) regs_release<C::kProducerRegs>();
     if (tid == 0) {
       // The copy thread: every stage's A' tile, weight blocks and token-block records.
       prefetch_tensor_map(&tmap_a);
@@ -317,7 +341,50 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
                    &full[s]);
         }
       }
-    } else if (tid >= 32 && tid < 32 + P) {
+    } else if (KS > 1 && tid >= 32 && tid < 32 + KS) {
+      // K-split: lane l tests chunks c = l (mod KS), KS chunks at a time, so the tests keep up
+      // with KS chunk-sum warpgroups. The running minimum of La + Lb that each test takes is the
+      // minimum over the chunks before it: a prefix minimum across the lanes plus a carry.
+      const int l = tid - 32;
+      const uint32_t lanes = (1u << KS) - 1u;
+      uint32_t g0 = 0;  // the ring index of the tile's chunk 0
+      for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x, g0 += C_) {
+        uint32_t mt, nt;
+        tile_coords(tile, mtiles, ntiles, mt, nt);
+        int carry = hopper::kNoRunLo;
+        for (uint32_t c0 = 0; c0 < C_; c0 += KS) {
+          const uint32_t c = c0 + l, g = g0 + c;
+          const bool active = c < C_;
+          const int s = static_cast<int>(g % static_cast<uint32_t>(stages));
+          hopper::TileChunk a{}, w{};
+          int lo = hopper::kNoRunLo;
+          if (active) {
+            mbar_wait(&full[s], (g / static_cast<uint32_t>(stages)) & 1u);
+            const uint8_t* st = smem + s * C::kBytes;
+            a = tile_chunk(load_tile_rec(st + C::kT));
+            w = tile_chunk(load_tile_rec(st + C::kW + kWBlockTile));
+            if (a.lo != hopper::kNoScale && w.lo != hopper::kNoScale) lo = a.lo + w.lo;
+          }
+          int incl = lo;  // min over lanes 0..l
+#pragma unroll
+          for (int d = 1; d < KS; d <<= 1) {
+            const int o = __shfl_up_sync(lanes, incl, d);
+            if (l >= d) incl = o < incl ? o : incl;
+          }
+          int before = __shfl_up_sync(lanes, incl, 1);  // min over lanes 0..l-1
+          if (l == 0) before = hopper::kNoRunLo;
+          int run_lo = before < carry ? before : carry;
+          const int last = __shfl_sync(lanes, incl, KS - 1);
+          carry = last < carry ? last : carry;
+          if (active) {
+            uint8_t* st = smem + s * C::kBytes;
+            const hopper::TileVerdict t = hopper::tile_prepare(a, w, run_lo, kAccShift);
+            *reinterpret_cast<Verdict*>(st + C::kV) = Verdict{t.pre_ok ? 1u : 0u, t.acc_limit, t.inc, run_lo};
+            mbar_arrive(&ready[s]);
+          }
+        }
+      }
+    } else if (KS == 1 && tid >= 32 && tid < 32 + P) {
       // The verdict warp: lane q runs warpgroup q's tile test for every stage as soon as its
       // records land, so the consumers read one 16-byte verdict instead of running the test.
       const int q = tid - 32, rb = q % RW, tb = q / RW;
@@ -346,14 +413,73 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     return;
   }
 
-  if constexpr (P > 1) regs_acquire<C::kConsumerRegs>();  // one consumer warpgroup has its 255 from the start
+  if constexpr (C::kRealloc) regs_acquire<C::kConsumerRegs>();  // otherwise the launch bound's share suffices
   constexpr int NH = C::NH, BN = C::BN, RH = C::RH;
-  const int q = wg - 1, rb = q % RW, tb = q / RW;  // this warpgroup's row block and token block in the tile
+  // this warpgroup's row block and token block in the tile (K-split: one tile, both 0)
+  const int q = KS == 1 ? wg - 1 : 0, rb = q % RW, tb = q / RW;
   const int warp = tid / 32, lane = tid % 32, g8 = lane / 4, t = lane % 4;
   const int r0 = 16 * warp + g8;                   // rows r0 and r0 + 8 of the 64-row block
   float acc[NH][RH], ch[RH];
   uint32_t slow_steps = 0, tile_misses = 0, group_misses = 0, chunk_steps = 0;
   RingPos pos;
+
+  // The fragments of the four K blocks of the chunk in stage st.
+  uint32_t frag[4][4];
+  auto decode_stage = [&](const uint8_t* st) {
+    const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
+    const uint4 wc = *reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16);
+    __half2 s0_01, s0_23, s1_01, s1_23;
+    scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * r0), s0_01, s0_23);
+    scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * (r0 + 8)), s1_01, s1_23);
+    const uint32_t words[4] = {wc.x, wc.y, wc.z, wc.w};
+#pragma unroll
+    for (int j2 = 0; j2 < 4; ++j2) {
+      const __half2 a0 = j2 < 2 ? s0_01 : s0_23, a1 = j2 < 2 ? s1_01 : s1_23;
+      decode_word(words[j2], (j2 & 1) ? __high2half2(a0) : __low2half2(a0), (j2 & 1) ? __high2half2(a1) : __low2half2(a1),
+                  frag[j2]);
+    }
+  };
+  // The A descriptor of this warpgroup's tokens in stage st; addresses are in 16-byte units.
+  auto a_desc = [&](const uint8_t* st) { return desc_k_major_sw128(smem_addr(st + C::kA + tb * BM * 128)); };
+  // One chain (BN tokens of A at desc) into d: four MMAs from a zero accumulator, +32 bytes per k16.
+  auto issue = [&](uint64_t desc, float(&d)[RH]) {
+    wgmma_fence();
+    Wgmma<BN>::mma_first(d, frag[0], desc);
+#pragma unroll
+    for (int j = 1; j < 4; ++j) Wgmma<BN>::mma(d, frag[j], desc + 2 * j, true);
+    wgmma_commit();
+  };
+
+  if constexpr (KS > 1) {
+    if (wg >= 2) {
+      // Chunk-sum warpgroup j: the chunks c = j (mod KS) of every tile, each into its slot. Its
+      // chunks depend on no other chunk, so the KS warpgroups decode and multiply side by side.
+      const uint32_t j = static_cast<uint32_t>(wg - 2);
+      uint32_t g = 0;  // ring index of the chunk (slot g mod kSlots, its use g / kSlots)
+      for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x)
+        for (uint32_t c = 0, turn = 0; c < C_; ++c, ++g, pos.advance(stages), turn = turn + 1 == KS ? 0 : turn + 1) {
+          if (turn != j) continue;
+          const int s = pos.stage;
+          mbar_wait(&full[s], pos.phase);
+          const uint8_t* st = smem + s * C::kBytes;
+          decode_stage(st);
+          issue(a_desc(st), ch);
+          wgmma_wait_all();
+          fence_regs(ch);
+#pragma unroll
+          for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
+          mbar_arrive(&empty[s]);  // this warpgroup's reads of the stage are done
+          const uint32_t slot = g % C::kSlots;
+          mbar_wait(&sum_empty[slot], ((g / C::kSlots) & 1u) ^ 1u);
+          float4* dst = reinterpret_cast<float4*>(slots + slot * C::kSlotBytes);
+#pragma unroll
+          for (int i4 = 0; i4 < RH / 4; ++i4) dst[i4 * 128 + tid] = make_float4(ch[4 * i4], ch[4 * i4 + 1], ch[4 * i4 + 2], ch[4 * i4 + 3]);
+          mbar_arrive(&sum_full[slot]);  // releases this thread's stores to the applier's same thread
+        }
+      return;
+    }
+  }
+  uint32_t g_apply = 0;  // K-split applier: ring index of the next chunk
 
   for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     uint32_t mt, nt;
@@ -371,35 +497,68 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #pragma unroll
       for (int i = 0; i < RH; ++i) acc[h][i] = 0.0f;
     float bound = 0.0f;  // >= every |acc| of this thread (scaled units); all are +0 now
-    // The fragments of the four K blocks of the chunk in stage st.
-    uint32_t frag[4][4];
-    auto decode_stage = [&](const uint8_t* st) {
-      const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
-      const uint4 wc = *reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16);
-      __half2 s0_01, s0_23, s1_01, s1_23;
-      scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * r0), s0_01, s0_23);
-      scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * (r0 + 8)), s1_01, s1_23);
-      const uint32_t words[4] = {wc.x, wc.y, wc.z, wc.w};
+
+    // Chunk c's verdict (vw, from stage st) and, where it fails, the thread-group and per-element
+    // tests and the §3 model; afterwards acc[0] = add.rz(acc[0], cur) is chunk c's §3 step for every
+    // element (cur is zeroed where the model applied the step: no accumulator is -0). One chain.
+    auto settle = [&](uint32_t c, const uint8_t* st, const uint4 vw, float(&cur)[RH]) {
+      const float acc_limit = __uint_as_float(vw.y);
+      bool fast = vw.x != 0;
+      if (fast && !(bound < acc_limit)) {  // recompute the bound from the accumulators
+        bound = abs_max(acc[0]);
+        fast = bound < acc_limit;
+      }
+      if (!fast) {
+        ++tile_misses;
+        const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
+        const Fallback f{st + C::kA + tb * BM * 128, st + C::kW + rb * kWBlockBytes, p.trec + tc * BM, p.agroup + tc * 4 + t,
+                         static_cast<int>(vw.w), r0, t};
+        float la_mem[C::R], lc_mem[C::R];
+        float* const la = opaque(la_mem);
+        float* const lc = opaque(lc_mem);
 #pragma unroll
-      for (int j2 = 0; j2 < 4; ++j2) {
-        const __half2 a0 = j2 < 2 ? s0_01 : s0_23, a1 = j2 < 2 ? s1_01 : s1_23;
-        decode_word(words[j2], (j2 & 1) ? __high2half2(a0) : __low2half2(a0), (j2 & 1) ? __high2half2(a1) : __low2half2(a1),
-                    frag[j2]);
+        for (int i2 = 0; i2 < RH; ++i2) {
+          la[i2] = acc[0][i2];
+          lc[i2] = cur[i2];
+        }
+        const uint32_t r = fallback_part<C::R, BN>(la, lc, f);
+#pragma unroll
+        for (int i2 = 0; i2 < RH; ++i2) {
+          acc[0][i2] = la[i2];
+          cur[i2] = 0.0f;
+        }
+        slow_steps += r >> 1;
+        group_misses += (r & 1) ^ 1;
       }
     };
 
-    // The A descriptor of this warpgroup's tokens in stage st; addresses are in 16-byte units.
-    auto a_desc = [&](const uint8_t* st) { return desc_k_major_sw128(smem_addr(st + C::kA + tb * BM * 128)); };
-    // One chain (BN tokens of A at desc) into d: four MMAs from a zero accumulator, +32 bytes per k16.
-    auto issue = [&](uint64_t desc, float(&d)[RH]) {
-      wgmma_fence();
-      Wgmma<BN>::mma_first(d, frag[0], desc);
+    if constexpr (KS > 1) {
+      // The applier: chunk c's sums from its slot, applied in chunk order (the sequential contract).
+#pragma unroll 1
+      for (uint32_t c = 0; c < C_; ++c, ++g_apply, pos.advance(stages)) {
+        const int s = pos.stage;
+        mbar_wait(&ready[s], pos.phase);
+        const uint8_t* st = smem + s * C::kBytes;
+        const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV);
+        const uint32_t slot = g_apply % C::kSlots;
+        mbar_wait(&sum_full[slot], (g_apply / C::kSlots) & 1u);
+        const float4* src = reinterpret_cast<const float4*>(slots + slot * C::kSlotBytes);
 #pragma unroll
-      for (int j = 1; j < 4; ++j) Wgmma<BN>::mma(d, frag[j], desc + 2 * j, true);
-      wgmma_commit();
-    };
-
-    if constexpr (NH == 1) {
+        for (int i4 = 0; i4 < RH / 4; ++i4) {
+          const float4 v = src[i4 * 128 + tid];
+          ch[4 * i4] = v.x;
+          ch[4 * i4 + 1] = v.y;
+          ch[4 * i4 + 2] = v.z;
+          ch[4 * i4 + 3] = v.w;
+        }
+        mbar_arrive(&sum_empty[slot]);
+        settle(c, st, vw, ch);
+#pragma unroll
+        for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], ch[i2]);
+        bound = __fadd_ru(bound, __uint_as_float(vw.z));
+        mbar_arrive(&empty[s]);  // the fallback may have read the stage's operands
+      }
+    } else if constexpr (NH == 1) {
       // One chain per chunk, applied one chunk late: while the tensor cores compute chunk c + 1,
       // the warp adds chunk c's sums (a second chunk-sum buffer), so its own MMAs hide its adds.
       //   wait MMA(c) | decode c + 1, issue MMA(c + 1) | apply c, release its stage
@@ -415,34 +574,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         fence_regs(cur);
 #pragma unroll
         for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
-        const float acc_limit = __uint_as_float(vw.y), inc = __uint_as_float(vw.z);
-        bool fast = vw.x != 0;
-        if (fast && !(bound < acc_limit)) {  // recompute the bound from the accumulators
-          bound = abs_max(acc[0]);
-          fast = bound < acc_limit;
-        }
-        if (!fast) {
-          ++tile_misses;
-          const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
-          const Fallback f{st + C::kA + tb * BM * 128, st + C::kW + rb * kWBlockBytes, p.trec + tc * BM, p.agroup + tc * 4 + t,
-                           static_cast<int>(vw.w), r0, t};
-          float la_mem[C::R], lc_mem[C::R];
-          float* const la = opaque(la_mem);
-          float* const lc = opaque(lc_mem);
-#pragma unroll
-          for (int i2 = 0; i2 < RH; ++i2) {
-            la[i2] = acc[0][i2];
-            lc[i2] = cur[i2];
-          }
-          const uint32_t r = fallback_part<C::R, BN>(la, lc, f);
-#pragma unroll
-          for (int i2 = 0; i2 < RH; ++i2) {
-            acc[0][i2] = la[i2];
-            cur[i2] = 0.0f;  // the add below is then the identity (no accumulator is -0)
-          }
-          slow_steps += r >> 1;
-          group_misses += (r & 1) ^ 1;
-        }
+        settle(c, st, vw, cur);
         RingPos nx = pos;
         nx.advance(stages);
         if (c + 1 < C_) {
@@ -453,7 +585,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         }
 #pragma unroll
         for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], cur[i2]);
-        bound = __fadd_ru(bound, inc);
+        bound = __fadd_ru(bound, __uint_as_float(vw.z));
         mbar_arrive(&empty[s]);  // every consumer thread: an arrive releases only its own reads
         pos = nx;
       };
@@ -606,10 +738,10 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   int optin = 0, dev = 0;
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
   NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  const int budget = optin - kSmemAlign - 256;
+  const int budget = optin - kSmemAlign - 256 - C::kSlots * (C::kSlotBytes + 16);
   const int stages = std::min(kMaxStages, budget / (C::kBytes + 24));
   if (stages < 2) return unsupported("sm90 kernel: not enough shared memory for two pipeline stages");
-  const int smem = stages * C::kBytes + 3 * stages * 8 + kSmemAlign;
+  const int smem = stages * C::kBytes + C::kSlots * (C::kSlotBytes + 16) + 3 * stages * 8 + kSmemAlign;
   NVFP4_CUDA_TRY(cudaFuncSetAttribute(sm90_gemm_nvfp4<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const int64_t nblocks = (p.n + kRowsWG - 1) / kRowsWG;
   const int64_t tiles = p.mp / (C::BM * C::TW) * ((nblocks + C::RW - 1) / C::RW);
@@ -634,6 +766,10 @@ constexpr Built kBuilt[] = {
     {{128, 1, 1, 1}, launch_cfg<Cfg<128, 1, 1, 1>>},  {{128, 1, 2, 1}, launch_cfg<Cfg<128, 1, 2, 1>>},
     {{128, 2, 1, 1}, launch_cfg<Cfg<128, 2, 1, 1>>},  {{128, 3, 1, 2}, launch_cfg<Cfg<128, 3, 1, 2>>},
     {{256, 1, 1, 2}, launch_cfg<Cfg<256, 1, 1, 2>>},  {{256, 2, 1, 2}, launch_cfg<Cfg<256, 2, 1, 2>>},
+    {{16, 1, 1, 1, 2}, launch_cfg<Cfg<16, 1, 1, 1, 2>>}, {{16, 1, 1, 1, 3}, launch_cfg<Cfg<16, 1, 1, 1, 3>>},
+    {{16, 1, 1, 1, 4}, launch_cfg<Cfg<16, 1, 1, 1, 4>>}, {{32, 1, 1, 1, 2}, launch_cfg<Cfg<32, 1, 1, 1, 2>>},
+    {{32, 1, 1, 1, 3}, launch_cfg<Cfg<32, 1, 1, 1, 3>>}, {{32, 1, 1, 1, 4}, launch_cfg<Cfg<32, 1, 1, 1, 4>>},
+    {{64, 1, 1, 1, 2}, launch_cfg<Cfg<64, 1, 1, 1, 2>>}, {{64, 1, 1, 1, 3}, launch_cfg<Cfg<64, 1, 1, 1, 3>>},
 };
 
 // The launcher's choice, from the H200 sweeps (benchmarks/results/2026-12-01-h200-sm90-v2): tokens
@@ -671,7 +807,7 @@ bool built(const Config& c) {
 
 }  // namespace
 
-void sm90_pick_config(int64_t m, int64_t n, int sm_count, int& bm, int& rw, int& tw, int& nh) {
+void sm90_pick_config(int64_t m, int64_t n, int sm_count, int& bm, int& rw, int& tw, int& nh, int& ks) {
   Config best = choose(m, n, sm_count);
   Config forced;
   if (const char* env = std::getenv("NVFP4_SM90_CONFIG"); env && Config::parse(env, forced) && built(forced)) best = forced;
@@ -679,11 +815,12 @@ void sm90_pick_config(int64_t m, int64_t n, int sm_count, int& bm, int& rw, int&
   rw = best.rw;
   tw = best.tw;
   nh = best.nh;
+  ks = best.ks;
 }
 
 std::string sm90_config_name_for(int64_t m, int64_t n, int sm_count) {
   Config c;
-  sm90_pick_config(m, n, sm_count, c.bm, c.rw, c.tw, c.nh);
+  sm90_pick_config(m, n, sm_count, c.bm, c.rw, c.tw, c.nh, c.ks);
   return c.name();
 }
 
@@ -697,7 +834,7 @@ std::vector<std::string> sm90_config_names() {
 Status launch_sm90_gemm(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   if (p.m <= 0 || p.n <= 0 || p.chunks <= 0) return invalid_argument("sm90 kernel: empty problem");
   if (p.chunks > (int64_t{1} << 24) / 64) return invalid_argument("sm90 kernel: K too large");
-  const Config want{p.bm, p.rw, p.tw, p.nh};
+  const Config want{p.bm, p.rw, p.tw, p.nh, p.ks};
   for (const Built& b : kBuilt)
     if (b.cfg == want) return b.launch(p, sm_count, stream);
   return invalid_argument("sm90 kernel: tile configuration " + want.name() + " is not built");

@@ -52,7 +52,7 @@ struct DeviceWeights {
 // The configuration for m x n on this GPU (the launcher's choice, or NVFP4_SM90_CONFIG's).
 inline Config pick_config(int64_t m, int64_t n, int sm_count) {
   Config c;
-  sm90_pick_config(m, n, sm_count, c.bm, c.rw, c.tw, c.nh);
+  sm90_pick_config(m, n, sm_count, c.bm, c.rw, c.tw, c.nh, c.ks);
   return c;
 }
 
@@ -97,6 +97,7 @@ struct ActivationSpace {
     g.rw = cfg.rw;
     g.tw = cfg.tw;
     g.nh = cfg.nh;
+    g.ks = cfg.ks;
     return g;
   }
 };

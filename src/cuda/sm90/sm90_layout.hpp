@@ -181,18 +181,27 @@ inline void prepack_weight_blocks(const uint8_t* lo_first, const uint8_t* sf_swi
 // A tile configuration of the GEMM: each consumer warpgroup owns 64 weight rows x bm tokens,
 // multiplied in nh chains of bm / nh tokens (fewer chunk-sum registers: 256 tokens, or three
 // warpgroups); a CTA has rw x tw warpgroups (rw row blocks, tw token blocks) sharing its stages.
+// ks > 1 (one tile per CTA: rw = tw = nh = 1): ks warpgroups compute the chunk sums of chunks
+// c = j (mod ks) side by side and hand them through shared memory to one warpgroup that applies
+// the §3 steps in chunk order, so a tile's chunks no longer wait for each other's decode and MMAs.
 struct Config {
-  int bm = 128, rw = 2, tw = 1, nh = 1;
-  int warpgroups() const { return rw * tw; }
+  int bm = 128, rw = 2, tw = 1, nh = 1, ks = 1;
   int tile_tokens() const { return bm * tw; }
-  bool operator==(const Config& o) const { return bm == o.bm && rw == o.rw && tw == o.tw && nh == o.nh; }
-  // "BMxRWxTWxNH", as NVFP4_SM90_CONFIG and nvfp4 bench --sm90-config name it.
+  bool operator==(const Config& o) const {
+    return bm == o.bm && rw == o.rw && tw == o.tw && nh == o.nh && ks == o.ks;
+  }
+  // "BMxRWxTWxNH" (ks = 1) or "BMxRWxTWxNHxKS", as NVFP4_SM90_CONFIG and nvfp4 bench --sm90-config
+  // name it.
   std::string name() const {
-    return std::to_string(bm) + "x" + std::to_string(rw) + "x" + std::to_string(tw) + "x" + std::to_string(nh);
+    std::string s = std::to_string(bm) + "x" + std::to_string(rw) + "x" + std::to_string(tw) + "x" + std::to_string(nh);
+    return ks == 1 ? s : s + "x" + std::to_string(ks);
   }
   static bool parse(const char* s, Config& c) {
     Config v;
-    if (std::sscanf(s, "%dx%dx%dx%d", &v.bm, &v.rw, &v.tw, &v.nh) != 4) return false;
+    char tail = 0;
+    const int got = std::sscanf(s, "%dx%dx%dx%dx%d%c", &v.bm, &v.rw, &v.tw, &v.nh, &v.ks, &tail);
+    if (got != 4 && got != 5) return false;
+    if (got == 4) v.ks = 1;
     c = v;
     return true;
   }
