@@ -285,6 +285,15 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
           unsigned long long c[cuda::Sm90Gemm::kCounts];
           NVFP4_CUDA_TRY(cudaMemcpy(c, counts.get(), sizeof c, cudaMemcpyDeviceToHost));
           NVFP4_ASSIGN_OR_RETURN(double us, cuda::median_us(opt.iters, opt.warmup, run));
+          // The pre-pass alone (the same launches without the GEMM): what of `us` is not the kernel.
+          auto prepass = [&](int) -> Status {
+            if (stream) {
+              NVFP4_CUDA_TRY(cudaMemsetAsync(damax.get(), 0, 4));
+              NVFP4_TRY(cuda::launch_amax_bf16(dx.get(), M * K, damax.get(), nullptr));
+            }
+            return cuda::launch_sm90_prep(prep, nullptr);
+          };
+          NVFP4_ASSIGN_OR_RETURN(double prepass_us, cuda::median_us(opt.iters, opt.warmup, prepass));
           const std::string cfg_name = cfg.name();
           const std::string name = cfgs.size() > 1 ? b + "@" + cfg_name : b;
           // Thread-chunks: each consumer thread holds bm / 2 elements of a chunk.
@@ -296,7 +305,11 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
           extra.set("tile_test_pass_fraction", thread_chunks > 0 ? 1.0 - static_cast<double>(c[1]) / thread_chunks : 1.0);
           extra.set("fast_fraction", c[0] ? 1.0 - static_cast<double>(c[3]) / static_cast<double>(c[0]) : 1.0);
           extra.set("includes", stream ? "amax + quantize pre-pass + GEMM" : "dequantize-A pre-pass + GEMM");
+          extra.set("prepass_us", prepass_us);
           row(name, us, stream ? bytes - static_cast<double>(ha.size() + hsa.size()) + M * K * 2 : bytes, copies, extra);
+          char line[160];
+          std::snprintf(line, sizeof line, "%-34s %-16s |   of which the pre-pass alone %.1f us", shape.c_str(), name.c_str(), prepass_us);
+          print(line);
         }
       } else {
         const bool proxy = b == "sm120p-proxy";
