@@ -277,6 +277,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
             g.out = dout.get();
             if (i < 0) g.counts = counts.get();
             NVFP4_TRY(cuda::launch_sm90_prep(prep, nullptr));
+            g.after_prepass = true;
             return cuda::launch_sm90_gemm(g, dev.sm_count, nullptr);
           };
           NVFP4_CUDA_TRY(cudaMemset(counts.get(), 0, cuda::Sm90Gemm::kCounts * sizeof(unsigned long long)));

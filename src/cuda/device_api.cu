@@ -132,6 +132,7 @@ Status run_sm90_device(const Sm90Weight& sw, cuda::Sm90Prep prep, int64_t m, con
   g.bias = bias;
   g.raw = raw;
   g.out = out;
+  g.after_prepass = true;
   return cuda::launch_sm90_gemm(g, props.sm_count, stream);
 }
 

@@ -214,6 +214,7 @@ Result<GpuGemmOutput> run_sm90(cuda::Sm90Prep prep, const Tensor& w, int64_t m, 
       timed_launch(
           [&]() -> Status {
             NVFP4_TRY(cuda::launch_sm90_prep(prep, nullptr));
+            g.after_prepass = true;
             return cuda::launch_sm90_gemm(g, dev.sm_count, nullptr);
           },
           "sm90 kernel", draw.get(), dout.get(), m, N, prep.s_x_out));

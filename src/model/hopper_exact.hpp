@@ -157,6 +157,17 @@ NVFP4_HD void tile_add(TileChunk& t, const RowChunk& r, const float mag[4]) {
   t.lo = r.lo < t.lo ? r.lo : t.lo;
   t.hi = r.hi > t.hi ? r.hi : t.hi;
 }
+// u's rows added to t's: the same record as tile_add over both sets of rows, in any order (every
+// field is a max, min or or; neither holds a NaN magnitude, tile_add skips those).
+NVFP4_HD void tile_merge(TileChunk& t, const TileChunk& u) {
+  t.nan = t.nan || u.nan;
+  for (int g = 0; g < 4; ++g) {
+    t.mag_n[g] = u.mag_n[g] > t.mag_n[g] ? u.mag_n[g] : t.mag_n[g];
+    t.mag[g] = u.mag[g] > t.mag[g] ? u.mag[g] : t.mag[g];
+  }
+  t.lo = u.lo < t.lo ? u.lo : t.lo;
+  t.hi = u.hi > t.hi ? u.hi : t.hi;
+}
 // 6 * s_g per block of a weight row's four scale bytes (0 for zero and NaN scales): exact.
 NVFP4_HD void weight_block_bounds(uint32_t sf4, float out[4]) {
   for (int g = 0; g < 4; ++g) {

@@ -137,6 +137,9 @@ struct Sm90Gemm {
   // tests ran), [3] element steps evaluated by the §3 model.
   static constexpr int kCounts = 4;
   unsigned long long* counts = nullptr;
+  // The pre-pass that wrote a16/trec/atile/agroup (and alpha_dev) is the kernel launched right
+  // before in the same stream: the GEMM may then start under it (programmatic dependent launch).
+  bool after_prepass = false;
 };
 Status launch_sm90_gemm(const Sm90Gemm& p, int sm_count, cudaStream_t stream);
 // The tile configuration the launcher picks for m x n on sm_count SMs ("BMxRWxTWxNH" in

@@ -23,6 +23,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -42,8 +43,12 @@ namespace {
 using namespace sm90;
 
 constexpr int kSmemAlign = 1024;  // the 128-byte swizzle pattern repeats every 1024 bytes
-constexpr int kMaxStages = 16;
+constexpr int kMaxStages = 16;    // 48 measured no faster at M = 16 (2026-12-02)
 constexpr int kRasterGroup = 8;   // token tiles swept together over the row tiles (L2 reuse at large M)
+// A consumer warpgroup releases a stage or a slot by an arrive of every thread: an arrive releases
+// its own thread's accesses (and racecheck follows it). One arrive per warp after __syncwarp, or
+// one per warpgroup after a named barrier, were measured no faster (2026-12-02, H200).
+constexpr int kArrivalsPerWarpgroup = 128;
 
 template <int BM_, int RW_, int TW_, int NH_, int KS_ = 1>
 struct Cfg {
@@ -68,7 +73,7 @@ struct Cfg {
   static constexpr int kConsumerRegs = !kRealloc ? kEntryRegs : (P <= 2 ? 232 : (P == 3 ? 152 : 104));
   // Arrivals that release a stage: every thread of every consumer warpgroup that reads it (with
   // KS > 1: the chunk's chunk-sum warpgroup and the applier, whose fallback reads the operands).
-  static constexpr int kEmptyArrivals = 128 * (KS == 1 ? P : 2);
+  static constexpr int kEmptyArrivals = kArrivalsPerWarpgroup * (KS == 1 ? P : 2);
   // KS > 1: chunk c's sums go through slot c mod kSlots (fp32, 64 rows x BM tokens, float4 i of
   // consumer thread x at [i][x]: conflict-free), so KS warpgroups can run up to a slot round ahead
   // of the applier.
@@ -94,6 +99,24 @@ struct Cfg {
   static_assert(!kRealloc || (kConsumerRegs - kEntryRegs) * 128 * P <= (kEntryRegs - kProducerRegs) * 128,
                 "setmaxnreg: the consumers ask for more registers than the producer warpgroup gives back");
 };
+
+// Measurement builds only (-DNVFP4_SM90_TRACE): CTA 0 stamps %globaltimer at each role's steps per
+// chunk, and the launcher writes the last launch's stamps to $NVFP4_SM90_TRACE_OUT. Events:
+// 0 copies issued, 1 verdict written, 2 a chunk-sum warpgroup has the stage, 3 its MMAs are done,
+// 4 its sums are in the slot, 5 the applier has the verdict, 6 ... the sums, 7 the chunk applied.
+#ifdef NVFP4_SM90_TRACE
+constexpr int kTraceEvents = 8, kTraceChunks = 4096;
+__device__ unsigned long long g_sm90_trace[kTraceEvents][kTraceChunks];
+__device__ __forceinline__ void trace(int ev, uint32_t g) {
+  if (blockIdx.x == 0 && g < static_cast<uint32_t>(kTraceChunks) && threadIdx.x % 32 == 0) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    g_sm90_trace[ev][g] = t;
+  }
+}
+#else
+__device__ __forceinline__ void trace(int, uint32_t) {}
+#endif
 
 // The verdict warp's result for one warpgroup and chunk (hopper::TileVerdict plus the running
 // minimum of La + Lb that the fallback's thread-group test needs): 16 bytes in the stage.
@@ -306,8 +329,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       mbar_init(&empty[s], C::kEmptyArrivals);
     }
     for (int s = 0; s < C::kSlots; ++s) {
-      mbar_init(&sum_full[s], 128);
-      mbar_init(&sum_empty[s], 128);
+      mbar_init(&sum_full[s], kArrivalsPerWarpgroup);
+      mbar_init(&sum_empty[s], kArrivalsPerWarpgroup);
     }
     fence_barrier_init();
   }
@@ -320,23 +343,47 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   if (wg == 0) {
     if constexpr (C::kRealloc) regs_release<C::kProducerRegs>();
     if (tid == 0) {
-      // The copy thread: every stage's A' tile, weight blocks and token-block records.
+      // The copy thread: every stage's A' tile, weight blocks and token-block records. The weight
+      // is no output of the pre-pass, so the first ring round's weight copies go out before
+      // griddepcontrol.wait: under a programmatic dependent launch (Sm90Gemm::after_prepass) they
+      // overlap the pre-pass; otherwise the wait returns at once.
       prefetch_tensor_map(&tmap_a);
-      RingPos pos;
       const uint32_t tblocks = static_cast<uint32_t>(p.mp / BM);
+      const uint32_t first_round = static_cast<uint32_t>(stages);
+      auto weight_bytes = [&](uint32_t nt) {
+        const uint32_t b0 = nt * RW;
+        return (nblocks - b0 < RW ? nblocks - b0 : RW) * kWBlockBytes;
+      };
+      auto stage_weight = [&](int s, uint32_t nt, uint32_t c) {
+        const uint32_t wbytes = weight_bytes(nt);
+        mbar_arrive_expect_tx(&full[s], TW * BM * 128 + wbytes + TW * static_cast<uint32_t>(sizeof(TileRec)));
+        bulk_g2s(smem + s * C::kBytes + C::kW, p.wblk + (static_cast<int64_t>(c) * nblocks + nt * RW) * kWBlockBytes, wbytes,
+                 &full[s]);
+      };
+      {
+        RingPos pos;
+        uint32_t g = 0;
+        for (uint32_t tile = blockIdx.x; tile < tiles && g < first_round; tile += gridDim.x) {
+          uint32_t mt, nt;
+          tile_coords(tile, mtiles, ntiles, mt, nt);
+          for (uint32_t c = 0; c < C_ && g < first_round; ++c, ++g, pos.advance(stages)) stage_weight(pos.stage, nt, c);
+        }
+      }
+      wait_prerequisites();
+      RingPos pos;
+      uint32_t g = 0;
       for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         uint32_t mt, nt;
         tile_coords(tile, mtiles, ntiles, mt, nt);
-        const uint32_t b0 = nt * RW;
-        const uint32_t wbytes = (nblocks - b0 < RW ? nblocks - b0 : RW) * kWBlockBytes;
-        const uint32_t tx = TW * BM * 128 + wbytes + TW * static_cast<uint32_t>(sizeof(TileRec));
-        for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
+        for (uint32_t c = 0; c < C_; ++c, ++g, pos.advance(stages)) {
           const int s = pos.stage;
-          mbar_wait(&empty[s], pos.phase ^ 1);
+          if (g >= first_round) {
+            mbar_wait(&empty[s], pos.phase ^ 1);
+            stage_weight(s, nt, c);
+          }
+          trace(0, g);
           uint8_t* st = smem + s * C::kBytes;
-          mbar_arrive_expect_tx(&full[s], tx);
           tma_load_2d(st + C::kA, &tmap_a, static_cast<int32_t>(c * 64), static_cast<int32_t>(mt * BM * TW), &full[s]);
-          bulk_g2s(st + C::kW, p.wblk + (static_cast<int64_t>(c) * nblocks + b0) * kWBlockBytes, wbytes, &full[s]);
           bulk_g2s(st + C::kT, p.atile + static_cast<int64_t>(c) * tblocks + mt * TW, TW * static_cast<uint32_t>(sizeof(TileRec)),
                    &full[s]);
         }
@@ -381,6 +428,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             const hopper::TileVerdict t = hopper::tile_prepare(a, w, run_lo, kAccShift);
             *reinterpret_cast<Verdict*>(st + C::kV) = Verdict{t.pre_ok ? 1u : 0u, t.acc_limit, t.inc, run_lo};
             mbar_arrive(&ready[s]);
+            if (l == 0) trace(1, g);
           }
         }
       }
@@ -389,6 +437,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // records land, so the consumers read one 16-byte verdict instead of running the test.
       const int q = tid - 32, rb = q % RW, tb = q / RW;
       RingPos pos;
+      uint32_t gt = 0;
       for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         uint32_t mt, nt;
         tile_coords(tile, mtiles, ntiles, mt, nt);
@@ -407,6 +456,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           }
           *reinterpret_cast<Verdict*>(st + C::kV + 16 * q) = v;
           mbar_arrive(&ready[s]);  // each lane releases its own write
+          if (q == 0) trace(1, gt);
+          ++gt;
         }
       }
     }
@@ -461,10 +512,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           if (turn != j) continue;
           const int s = pos.stage;
           mbar_wait(&full[s], pos.phase);
+          trace(2, g);
           const uint8_t* st = smem + s * C::kBytes;
           decode_stage(st);
           issue(a_desc(st), ch);
           wgmma_wait_all();
+          trace(3, g);
           fence_regs(ch);
 #pragma unroll
           for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
@@ -475,11 +528,13 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #pragma unroll
           for (int i4 = 0; i4 < RH / 4; ++i4) dst[i4 * 128 + tid] = make_float4(ch[4 * i4], ch[4 * i4 + 1], ch[4 * i4 + 2], ch[4 * i4 + 3]);
           mbar_arrive(&sum_full[slot]);  // releases this thread's stores to the applier's same thread
+          trace(4, g);
         }
       return;
     }
   }
   uint32_t g_apply = 0;  // K-split applier: ring index of the next chunk
+  wait_prerequisites();  // the fallback and the epilogue read the pre-pass's records and alpha from global memory
 
   for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     uint32_t mt, nt;
@@ -538,10 +593,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       for (uint32_t c = 0; c < C_; ++c, ++g_apply, pos.advance(stages)) {
         const int s = pos.stage;
         mbar_wait(&ready[s], pos.phase);
+        trace(5, g_apply);
         const uint8_t* st = smem + s * C::kBytes;
         const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV);
         const uint32_t slot = g_apply % C::kSlots;
         mbar_wait(&sum_full[slot], (g_apply / C::kSlots) & 1u);
+        trace(6, g_apply);
         const float4* src = reinterpret_cast<const float4*>(slots + slot * C::kSlotBytes);
 #pragma unroll
         for (int i4 = 0; i4 < RH / 4; ++i4) {
@@ -557,6 +614,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], ch[i2]);
         bound = __fadd_ru(bound, __uint_as_float(vw.z));
         mbar_arrive(&empty[s]);  // the fallback may have read the stage's operands
+        trace(7, g_apply);
       }
     } else if constexpr (NH == 1) {
       // One chain per chunk, applied one chunk late: while the tensor cores compute chunk c + 1,
@@ -571,6 +629,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         const uint8_t* st = smem + s * C::kBytes;
         const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV + 16 * q);  // chunk c's verdict
         wgmma_wait_all();
+        trace(3, g_apply);
         fence_regs(cur);
 #pragma unroll
         for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
@@ -579,6 +638,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         nx.advance(stages);
         if (c + 1 < C_) {
           mbar_wait(&ready[nx.stage], nx.phase);
+          trace(5, g_apply + 1);
           const uint8_t* sn = smem + nx.stage * C::kBytes;
           decode_stage(sn);
           issue(a_desc(sn), nxt);
@@ -586,7 +646,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #pragma unroll
         for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], cur[i2]);
         bound = __fadd_ru(bound, __uint_as_float(vw.z));
-        mbar_arrive(&empty[s]);  // every consumer thread: an arrive releases only its own reads
+        mbar_arrive(&empty[s]);  // every consumer thread (kArrivalsPerWarpgroup)
+        trace(7, g_apply++);
         pos = nx;
       };
       mbar_wait(&ready[pos.stage], pos.phase);
@@ -659,7 +720,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           group_misses += (r & 1) ^ 1;
         }
         bound = __fadd_ru(bound, inc);
-        // Every consumer thread arrives: an arrive releases only its own thread's reads of the stage.
         mbar_arrive(&empty[s]);
       }
     }
@@ -746,8 +806,42 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   const int64_t nblocks = (p.n + kRowsWG - 1) / kRowsWG;
   const int64_t tiles = p.mp / (C::BM * C::TW) * ((nblocks + C::RW - 1) / C::RW);
   const int grid = static_cast<int>(std::min<int64_t>(tiles, sm_count));
-  sm90_gemm_nvfp4<C><<<grid, C::kThreads, smem, stream>>>(map, p, stages);
+#ifdef NVFP4_SM90_TRACE
+  void* tr = nullptr;
+  NVFP4_CUDA_TRY(cudaGetSymbolAddress(&tr, g_sm90_trace));
+  NVFP4_CUDA_TRY(cudaMemsetAsync(tr, 0, sizeof(g_sm90_trace), stream));
+#endif
+  // Right after the pre-pass (after_prepass), a programmatic dependent launch: the kernel starts while
+  // the pre-pass runs and waits for it where it first needs its outputs (griddepcontrol.wait).
+  cudaLaunchConfig_t lc{};
+  lc.gridDim = dim3(static_cast<unsigned>(grid));
+  lc.blockDim = dim3(C::kThreads);
+  lc.dynamicSmemBytes = static_cast<size_t>(smem);
+  lc.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  lc.attrs = attr;
+  lc.numAttrs = p.after_prepass ? 1 : 0;
+  NVFP4_CUDA_TRY(cudaLaunchKernelEx(&lc, sm90_gemm_nvfp4<C>, map, p, stages));
   NVFP4_CUDA_LAUNCH_TRY("sm90_gemm_nvfp4");
+#ifdef NVFP4_SM90_TRACE
+  if (const char* path = std::getenv("NVFP4_SM90_TRACE_OUT")) {
+    static unsigned long long h[kTraceEvents][kTraceChunks];
+    NVFP4_CUDA_TRY(cudaStreamSynchronize(stream));
+    NVFP4_CUDA_TRY(cudaMemcpy(h, tr, sizeof h, cudaMemcpyDeviceToHost));
+    if (FILE* f = std::fopen(path, "w")) {
+      std::fprintf(f, "# %s stages %d grid %d; ns since the first copy per event (0 = none)\n", Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name().c_str(), stages, grid);
+      const unsigned long long t0 = h[0][0];
+      for (int g = 0; g < kTraceChunks && g < p.chunks * 4; ++g) {
+        std::fprintf(f, "%d", g);
+        for (int e = 0; e < kTraceEvents; ++e) std::fprintf(f, " %lld", h[e][g] ? static_cast<long long>(h[e][g] - t0) : -1LL);
+        std::fprintf(f, "\n");
+      }
+      std::fclose(f);
+    }
+  }
+#endif
   return Status::ok();
 }
 

@@ -11,6 +11,7 @@
 #include "../common/swizzle.cuh"
 #include "../../model/hopper_exact.hpp"
 #include "sm90_layout.hpp"
+#include "sm90_ptx.cuh"
 
 namespace nvfp4::cuda {
 
@@ -19,6 +20,7 @@ namespace {
 constexpr int kMaxBm = 256;  // tokens per block: the tallest warpgroup tile
 
 __global__ void __launch_bounds__(kMaxBm) sm90_prep_a(Sm90Prep p) {
+  sm90::launch_dependents();  // the GEMM may start now: it waits for this grid before reading its outputs
   const int i = threadIdx.x;
   const int64_t tile = blockIdx.x, c = blockIdx.y;
   const int64_t m = tile * p.bm + i, src = m < p.m ? m : p.m - 1;  // padding tokens repeat the last
@@ -118,17 +120,29 @@ __global__ void __launch_bounds__(kMaxBm) sm90_prep_a(Sm90Prep p) {
   p.trec[(tile * p.chunks + c) * p.bm + i] = tr;  // [token block][chunk][token]
 
   // The block's tile record and the four thread-group records (thread t of a consumer warpgroup
-  // holds tokens 8j + 2t and 8j + 2t + 1): maxima over the rows, one thread each.
+  // holds tokens 8j + 2t and 8j + 2t + 1): maxima over the rows. tile_add and tile_merge are
+  // max / min / or, so the order is free: thread (record q, group of 8 rows j) folds its rows,
+  // then five threads merge the bm / 8 partials. (One thread walking all bm rows took ~5 us at
+  // bm = 128, the pre-pass's longest chain.)
   __shared__ hopper::RowChunk rows[kMaxBm];
   __shared__ float mags[kMaxBm][4];
+  __shared__ hopper::TileChunk part[5][kMaxBm / 8];
   rows[i] = rc;
   for (int g = 0; g < 4; ++g) mags[i][g] = asum[g];
   __syncthreads();
-  if (i < 5) {
+  const int groups = p.bm / 8;  // 5 * groups <= bm threads
+  if (i < 5 * groups) {
+    const int q = i / groups, j = i % groups;
     hopper::TileChunk t;
     hopper::tile_init(t);
-    for (int r = 0; r < p.bm; ++r)
-      if (i == 4 || (r % 8) / 2 == i) hopper::tile_add(t, rows[r], mags[r]);
+    for (int r8 = 0; r8 < 8; ++r8)
+      if (q == 4 || r8 / 2 == q) hopper::tile_add(t, rows[8 * j + r8], mags[8 * j + r8]);
+    part[q][j] = t;
+  }
+  __syncthreads();
+  if (i < 5) {
+    hopper::TileChunk t = part[i][0];
+    for (int j = 1; j < groups; ++j) hopper::tile_merge(t, part[i][j]);
     const sm90::TileRec rec = sm90::tile_rec(t);
     const int64_t blocks = p.mp / p.bm;
     if (i == 4) p.atile[c * blocks + tile] = rec;           // [chunk][token block]: one bulk copy per CTA and stage

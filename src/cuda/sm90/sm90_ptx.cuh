@@ -81,6 +81,14 @@ __device__ __forceinline__ uint64_t desc_k_major_sw128(uint32_t smem_byte_addr) 
   return d;
 }
 
+// ---- programmatic dependent launch -----------------------------------------------------------
+// Lets the next kernel of the stream start if it was launched with programmatic stream
+// serialization (it then runs alongside the rest of this one until its wait_prerequisites).
+__device__ __forceinline__ void launch_dependents() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
+// Waits until the grids this one depends on have completed and their writes are visible (at once
+// when it was launched without programmatic stream serialization).
+__device__ __forceinline__ void wait_prerequisites() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+
 // ---- register reallocation between warpgroups -----------------------------------------------
 template <int kRegs>
 __device__ __forceinline__ void regs_release() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs)); }
