@@ -22,7 +22,7 @@ struct BenchOptions {
   std::vector<std::string> backends = {"sm90",           "sm90-stream",     "comfy-hopper",  "cublas-fp8",
                                        "gpu-model",      "sm120-emulated",  "sm120-native",  "sm120p-emulated",
                                        "sm120p-native",  "sm120p-proxy",    "cublaslt"};
-  // sm90 tile configurations to time, "BMxRWxTWxNH" (empty: the launcher's choice per shape).
+  // sm90 tile configurations to time, "BMxRWxTWxNH[xKS]" (empty: the launcher's choice per shape).
   std::vector<std::string> sm90_configs;
   // Activations of the GEMM rows: outliers (heavy tails, ~1 channel in 700 x30..60, as LLM/DiT
   // activations), normal, or minimax (validate's synthetic data: per-channel magnitudes 2^-3..2^3).

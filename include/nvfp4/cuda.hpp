@@ -68,7 +68,7 @@ struct GpuGemmOutput {
   // the exact slow path (the §3 model) instead of the tensor-core sum.
   int64_t steps = 0, tile_misses = 0, group_misses = 0, slow_steps = 0;
 };
-// The sm90 kernel's tile configurations ("BMxRWxTWxNH"; NVFP4_SM90_CONFIG picks one for tuning),
+// The sm90 kernel's tile configurations ("BMxRWxTWxNH[xKS]"; NVFP4_SM90_CONFIG picks one for tuning),
 // and the one the launcher picks for an m x n linear on sm_count SMs (empty without CUDA).
 std::vector<std::string> sm90_configs();
 std::string sm90_config_for(int64_t m, int64_t n, int sm_count);

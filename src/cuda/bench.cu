@@ -248,7 +248,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
         for (const std::string& cs : opt.sm90_configs) {
           cuda::sm90::Config c;
           if (!cuda::sm90::Config::parse(cs.c_str(), c))
-            return invalid_argument("bench: sm90 configuration '" + cs + "' is not BMxRWxTWxNH");
+            return invalid_argument("bench: sm90 configuration '" + cs + "' is not BMxRWxTWxNH or BMxRWxTWxNHxKS");
           cfgs.push_back(c);
         }
         if (cfgs.empty()) cfgs.push_back(cuda::sm90::pick_config(M, N, dev.sm_count));

@@ -142,10 +142,10 @@ struct Sm90Gemm {
   bool after_prepass = false;
 };
 Status launch_sm90_gemm(const Sm90Gemm& p, int sm_count, cudaStream_t stream);
-// The tile configuration the launcher picks for m x n on sm_count SMs ("BMxRWxTWxNH" in
+// The tile configuration the launcher picks for m x n on sm_count SMs ("BMxRWxTWxNH[xKS]" in
 // NVFP4_SM90_CONFIG overrides it, for tuning runs).
 void sm90_pick_config(int64_t m, int64_t n, int sm_count, int& bm, int& rw, int& tw, int& nh, int& ks);
-// The configurations built, as "BMxRWxTWxNH", and the one picked for m x n on sm_count SMs.
+// The configurations built, as "BMxRWxTWxNH[xKS]", and the one picked for m x n on sm_count SMs.
 std::vector<std::string> sm90_config_names();
 std::string sm90_config_name_for(int64_t m, int64_t n, int sm_count);
 
