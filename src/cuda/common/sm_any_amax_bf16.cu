@@ -1,8 +1,9 @@
 // max |x| over a bf16 tensor, NaN skipped: the reduction behind the dynamic activation scale
 // (docs/numerics.md §2.4). On sign-cleared bf16 patterns integer order is value order, so the max is an
 // unsigned max and the result is exact (in any order). 16-byte loads where x is 16-byte aligned; one
-// atomicMax per block, and at most kMaxBlocks blocks: atomics on one address serialise in L2 (one per
-// warp over 4096 blocks took ~20 us, 2026-12-02).
+// atomicMax per block, and at most kMaxBlocks blocks: atomics on one address serialise in L2 (with
+// one per warp over up to 4096 blocks the streaming pre-pass was 19-32 us above the plain one at
+// M = 128 on the H200, 5 us after; docs/hopper-exact-path.md).
 #include <cuda_runtime.h>
 
 #include <algorithm>
