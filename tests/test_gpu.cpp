@@ -18,6 +18,10 @@
 
 #if NVFP4_TESTS_HAVE_CUDART
 #include <cuda_runtime.h>
+
+#include "cuda/common/kernels.hpp"
+#include "cuda/common/operands.hpp"
+#include "cuda/sm90/sm90_layout.hpp"
 #endif
 
 using namespace nvfp4;
@@ -440,6 +444,100 @@ TEST(Gpu, Sm90DevicePrepackAndDeviceCallsEqualTheHostPrepackAndTheOracle) {
       ASSERT_EQ(cudaMemcpy(got.raw.data(), draw.p, m * n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
       EXPECT_EQ(count_diff(got, (*ref)[0]), 0) << "linear n " << n;
     }
+}
+
+namespace {
+// fp16 bits -> value, exactly (normal, subnormal and zero; the pre-pass writes no Inf or NaN).
+float f16_value(uint16_t h) {
+  const int e = (h >> 10) & 0x1F, f = h & 0x3FF;
+  const float v = e == 0 ? std::ldexp(static_cast<float>(f), -24) : std::ldexp(static_cast<float>(f | 0x400), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+}  // namespace
+
+// The sm90 pre-pass's outputs from packed A (A' in fp16, the per-token records, the tile and
+// thread-group records; sm90_prep_a.cu) equal the same quantities computed here on the host from the
+// §3 definitions (hopper_exact.hpp), for every tile height, M and K off the tile, and scale bytes
+// covering zero, subnormal, the largest finite and the NaN pattern.
+TEST(Gpu, Sm90PrePassEqualsTheHostRecords) {
+  REQUIRE_GPU();
+  if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
+  const int64_t m = 333, k = 1000, k64 = 1024, chunks = k64 / 64, lda = k64 / 2, cp = k64 / 16;
+  const auto x = synthetic_activation(m, k, 47, ActivationKind::kOutlierChannels);
+  const Tensor A = quantized(x, m, k);
+  std::vector<uint8_t> data, sf;
+  cuda::prepare_operand(A, lda, data, sf);
+  std::mt19937 rng(5);
+  const uint8_t special[] = {0x00, 0x01, 0x07, 0x08, 0x7E, 0x7F, 0xFF};
+  for (int i = 0; i < 400; ++i) sf[rng() % sf.size()] = special[rng() % sizeof special];
+  DevMem da(data.size()), ds(sf.size());
+  ASSERT_EQ(cudaMemcpy(da.p, data.data(), data.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(ds.p, sf.data(), sf.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  for (int bm : {16, 32, 64, 128, 256}) {
+    const int64_t mp = (m + bm - 1) / bm * bm, blocks = mp / bm;
+    DevMem a16(mp * k64 * 2), trec(mp * chunks * sizeof(cuda::sm90::TokenRec)), atile(blocks * chunks * sizeof(cuda::sm90::TileRec)),
+        agroup(blocks * chunks * 4 * sizeof(cuda::sm90::TileRec));
+    cuda::Sm90Prep p;
+    p.a = da.as<uint8_t>();
+    p.sfa = ds.as<uint8_t>();
+    p.m = m;
+    p.chunks = chunks;
+    p.mp = mp;
+    p.bm = bm;
+    p.a16 = a16.as<uint16_t>();
+    p.trec = trec.as<cuda::sm90::TokenRec>();
+    p.atile = atile.as<cuda::sm90::TileRec>();
+    p.agroup = agroup.as<cuda::sm90::TileRec>();
+    ASSERT_TRUE(cuda::launch_sm90_prep(p, nullptr).is_ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<uint16_t> g16(mp * k64);
+    std::vector<cuda::sm90::TokenRec> gt(mp * chunks);
+    std::vector<cuda::sm90::TileRec> gtile(blocks * chunks), ggroup(blocks * chunks * 4);
+    ASSERT_EQ(cudaMemcpy(g16.data(), a16.p, g16.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(gt.data(), trec.p, gt.size() * sizeof gt[0], cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(gtile.data(), atile.p, gtile.size() * sizeof gtile[0], cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(ggroup.data(), agroup.p, ggroup.size() * sizeof ggroup[0], cudaMemcpyDeviceToHost), cudaSuccess);
+    auto same_rec = [](const cuda::sm90::TileRec& a, const cuda::sm90::TileRec& b) {
+      for (int g = 0; g < 4; ++g)
+        if (f32_bits(a.mag_n[g]) != f32_bits(b.mag_n[g]) || f32_bits(a.mag[g]) != f32_bits(b.mag[g])) return false;
+      return a.lo == b.lo && a.hi == b.hi && (a.nan != 0) == (b.nan != 0);
+    };
+    int64_t bad16 = 0, badt = 0, badtile = 0, badgroup = 0;
+    for (int64_t c = 0; c < chunks; ++c)
+      for (int64_t b = 0; b < blocks; ++b) {
+        hopper::TileChunk tile, group[4];
+        hopper::tile_init(tile);
+        for (auto& t : group) hopper::tile_init(t);
+        for (int i = 0; i < bm; ++i) {
+          const int64_t row = b * bm + i, src = row < m ? row : m - 1;  // padding tokens repeat the last
+          uint32_t sf4 = 0;
+          std::memcpy(&sf4, &sf[swizzled_offset(src, 4 * c, cp)], 4);
+          float asum[4] = {0, 0, 0, 0};
+          for (int kk = 0; kk < 64; ++kk) {
+            const int g = kk / 16;
+            const uint8_t byte = static_cast<uint8_t>(sf4 >> (8 * g));
+            const float sv = (byte & 0x7F) == 0x7F ? 0.0f : hopper::scale_value(byte);
+            const uint8_t code = (data[src * lda + c * 32 + kk / 2] >> (4 * (kk % 2))) & 0xF;
+            const float v = e2m1_decode(code) * sv;  // exact
+            asum[g] += std::fabs(v);                 // exact
+            bad16 += f32_bits(f16_value(g16[row * k64 + c * 64 + kk])) != f32_bits(v);
+          }
+          const hopper::RowChunk rc = hopper::activation_chunk(sf4, asum);
+          const cuda::sm90::TokenRec& t = gt[(b * chunks + c) * bm + i];
+          bool ok = t.sf == sf4 && t.lo == rc.lo && t.hi == rc.hi && (t.nan != 0) == rc.nan;
+          for (int g = 0; g < 4; ++g) ok = ok && f32_bits(t.mag[g]) == f32_bits(rc.mag[g]);
+          badt += !ok;
+          hopper::tile_add(tile, rc, asum);
+          hopper::tile_add(group[(i % 8) / 2], rc, asum);
+        }
+        badtile += !same_rec(gtile[c * blocks + b], cuda::sm90::tile_rec(tile));
+        for (int t = 0; t < 4; ++t) badgroup += !same_rec(ggroup[(b * chunks + c) * 4 + t], cuda::sm90::tile_rec(group[t]));
+      }
+    EXPECT_EQ(bad16, 0) << "bm " << bm;
+    EXPECT_EQ(badt, 0) << "bm " << bm;
+    EXPECT_EQ(badtile, 0) << "bm " << bm;
+    EXPECT_EQ(badgroup, 0) << "bm " << bm;
+  }
 }
 #endif
 

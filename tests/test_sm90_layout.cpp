@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 
@@ -134,4 +135,45 @@ TEST(Sm90Layout, TheLauncherPicksOnlyBuiltConfigurations) {
         const std::string c = sm90_config_for(m, n, sms);
         EXPECT_NE(std::find(built.begin(), built.end(), c), built.end()) << "m " << m << " n " << n << " SMs " << sms << ": " << c;
       }
+}
+
+// The pre-pass folds a tile's rows in groups and merges the groups (tile_merge); that must be the
+// record tile_add gives row by row: rows with no scale (lo = kNoScale), NaN scales and NaN
+// magnitudes (which tile_add skips) included, for every split into groups.
+TEST(Sm90Layout, TileMergeEqualsRowByRowFolding) {
+  std::mt19937 rng(11);
+  const float nan = std::nanf("");
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int rows = 1 + static_cast<int>(rng() % 64), split = 1 + static_cast<int>(rng() % 8);
+    std::vector<hopper::RowChunk> rc(rows);
+    std::vector<std::array<float, 4>> mag(rows);
+    for (int r = 0; r < rows; ++r) {
+      const uint32_t kind = rng() % 8;
+      rc[r].lo = kind == 0 ? hopper::kNoScale : -20 + static_cast<int>(rng() % 30);
+      rc[r].hi = kind == 0 ? -hopper::kNoScale : rc[r].lo + static_cast<int>(rng() % 10);
+      rc[r].nan = kind == 1;
+      for (int g = 0; g < 4; ++g) {
+        rc[r].mag[g] = kind == 2 && g == 1 ? nan : std::ldexp(static_cast<float>(rng() % 4096), -static_cast<int>(rng() % 12));
+        mag[r][g] = kind == 3 && g == 2 ? nan : static_cast<float>(rng() % 100000) * 0.25f;
+      }
+    }
+    hopper::TileChunk want;
+    hopper::tile_init(want);
+    for (int r = 0; r < rows; ++r) hopper::tile_add(want, rc[r], mag[r].data());
+    hopper::TileChunk got;
+    hopper::tile_init(got);
+    for (int r0 = 0; r0 < rows; r0 += split) {
+      hopper::TileChunk part;
+      hopper::tile_init(part);
+      for (int r = r0; r < std::min(rows, r0 + split); ++r) hopper::tile_add(part, rc[r], mag[r].data());
+      hopper::tile_merge(got, part);
+    }
+    ASSERT_EQ(got.lo, want.lo) << trial;
+    ASSERT_EQ(got.hi, want.hi) << trial;
+    ASSERT_EQ(got.nan, want.nan) << trial;
+    for (int g = 0; g < 4; ++g) {
+      ASSERT_EQ(f32_bits(got.mag_n[g]), f32_bits(want.mag_n[g])) << trial;
+      ASSERT_EQ(f32_bits(got.mag[g]), f32_bits(want.mag[g])) << trial;
+    }
+  }
 }
