@@ -876,7 +876,7 @@ Config choose(int64_t m, int64_t n, int sm_count) {
   auto one_round = [&](int p) { return (nb + p - 1) / p <= sm_count; };
   if (m <= 32) {
     const int bm = m <= 16 ? 16 : 32, pmax = m <= 16 ? 4 : 3;
-    // Row blocks for at most one round: two warpgroups split each tile's chunks (K-split; 7-12 %
+    // Row blocks for at most one round: two warpgroups split each tile's chunks (K-split; 4-12 %
     // faster than one warpgroup on 84 row blocks at M = 16 and 32, 2026-12-02; three or four: slower).
     if (one_round(1)) return Config{bm, 1, 1, 1, 2};
     for (int p = 2; p < pmax; ++p)
