@@ -266,17 +266,21 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
             prep.a = da.get();
             prep.sfa = dsa.get();
           }
-          auto run = [&](int i) -> Status {
-            cuda::Sm90Gemm g = act.gemm_args(*sw[(i < 0 ? 0 : i) % copies]);  // i < 0: the counted run
-            g.alpha = prob->alpha;
+          // The pre-pass (amax first when streaming): timed alone below, and as part of every run.
+          auto prepass = [&](int) -> Status {
             if (stream) {
-              g.alpha_dev = dalpha.get();
               NVFP4_CUDA_TRY(cudaMemsetAsync(damax.get(), 0, 4));
               NVFP4_TRY(cuda::launch_amax_bf16(dx.get(), M * K, damax.get(), nullptr));
             }
+            return cuda::launch_sm90_prep(prep, nullptr);
+          };
+          auto run = [&](int i) -> Status {
+            cuda::Sm90Gemm g = act.gemm_args(*sw[(i < 0 ? 0 : i) % copies]);  // i < 0: the counted run
+            g.alpha = prob->alpha;
+            if (stream) g.alpha_dev = dalpha.get();
             g.out = dout.get();
             if (i < 0) g.counts = counts.get();
-            NVFP4_TRY(cuda::launch_sm90_prep(prep, nullptr));
+            NVFP4_TRY(prepass(i));
             g.after_prepass = true;
             return cuda::launch_sm90_gemm(g, dev.sm_count, nullptr);
           };
@@ -286,14 +290,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
           unsigned long long c[cuda::Sm90Gemm::kCounts];
           NVFP4_CUDA_TRY(cudaMemcpy(c, counts.get(), sizeof c, cudaMemcpyDeviceToHost));
           NVFP4_ASSIGN_OR_RETURN(double us, cuda::median_us(opt.iters, opt.warmup, run));
-          // The pre-pass alone (the same launches without the GEMM): what of `us` is not the kernel.
-          auto prepass = [&](int) -> Status {
-            if (stream) {
-              NVFP4_CUDA_TRY(cudaMemsetAsync(damax.get(), 0, 4));
-              NVFP4_TRY(cuda::launch_amax_bf16(dx.get(), M * K, damax.get(), nullptr));
-            }
-            return cuda::launch_sm90_prep(prep, nullptr);
-          };
+          // What of `us` is not the kernel.
           NVFP4_ASSIGN_OR_RETURN(double prepass_us, cuda::median_us(opt.iters, opt.warmup, prepass));
           const std::string cfg_name = cfg.name();
           const std::string name = cfgs.size() > 1 ? b + "@" + cfg_name : b;

@@ -146,19 +146,9 @@ NVFP4_HD void tile_init(TileChunk& t) {
   t.hi = -kNoScale;
   t.nan = false;
 }
-// mag: the row's block bounds in value units (Asum_g, or 6 * s_g; 0 for NaN scales).
-NVFP4_HD void tile_add(TileChunk& t, const RowChunk& r, const float mag[4]) {
-  t.nan = t.nan || r.nan;
-  if (r.lo == kNoScale) return;
-  for (int g = 0; g < 4; ++g) {
-    t.mag_n[g] = r.mag[g] > t.mag_n[g] ? r.mag[g] : t.mag_n[g];
-    t.mag[g] = mag[g] > t.mag[g] ? mag[g] : t.mag[g];
-  }
-  t.lo = r.lo < t.lo ? r.lo : t.lo;
-  t.hi = r.hi > t.hi ? r.hi : t.hi;
-}
-// u's rows added to t's: the same record as tile_add over both sets of rows, in any order (every
-// field is a max, min or or; neither holds a NaN magnitude, tile_add skips those).
+// u's rows added to t's: every field is a max, min or or, so rows may be added in any order and in
+// groups (the pre-pass merges partial records). A NaN magnitude in u fails its comparison and is
+// skipped.
 NVFP4_HD void tile_merge(TileChunk& t, const TileChunk& u) {
   t.nan = t.nan || u.nan;
   for (int g = 0; g < 4; ++g) {
@@ -167,6 +157,23 @@ NVFP4_HD void tile_merge(TileChunk& t, const TileChunk& u) {
   }
   t.lo = u.lo < t.lo ? u.lo : t.lo;
   t.hi = u.hi > t.hi ? u.hi : t.hi;
+}
+// One row, mag its block bounds in value units (Asum_g, or 6 * s_g; 0 for NaN scales). A row with
+// no non-zero scale adds only its NaN flag.
+NVFP4_HD void tile_add(TileChunk& t, const RowChunk& r, const float mag[4]) {
+  if (r.lo == kNoScale) {
+    t.nan = t.nan || r.nan;
+    return;
+  }
+  TileChunk u;
+  for (int g = 0; g < 4; ++g) {
+    u.mag_n[g] = r.mag[g];
+    u.mag[g] = mag[g];
+  }
+  u.lo = r.lo;
+  u.hi = r.hi;
+  u.nan = r.nan;
+  tile_merge(t, u);
 }
 // 6 * s_g per block of a weight row's four scale bytes (0 for zero and NaN scales): exact.
 NVFP4_HD void weight_block_bounds(uint32_t sf4, float out[4]) {

@@ -79,6 +79,7 @@ struct Cfg {
   // of the applier.
   static constexpr int kSlots = KS == 1 ? 0 : (KS == 2 ? 4 : 8);
   static constexpr int kSlotBytes = KS == 1 ? 0 : 64 * BM * 4;
+  static constexpr int kSlotArea = kSlots * (kSlotBytes + 16);  // the slots and their two mbarriers each
   // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block
   // records (these three by the copy engine), then P verdicts (written by the verdict warp).
   static constexpr int kA = 0;
@@ -798,10 +799,10 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   int optin = 0, dev = 0;
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
   NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  const int budget = optin - kSmemAlign - 256 - C::kSlots * (C::kSlotBytes + 16);
+  const int budget = optin - kSmemAlign - 256 - C::kSlotArea;
   const int stages = std::min(kMaxStages, budget / (C::kBytes + 24));
   if (stages < 2) return unsupported("sm90 kernel: not enough shared memory for two pipeline stages");
-  const int smem = stages * C::kBytes + C::kSlots * (C::kSlotBytes + 16) + 3 * stages * 8 + kSmemAlign;
+  const int smem = stages * C::kBytes + C::kSlotArea + 3 * stages * 8 + kSmemAlign;
   NVFP4_CUDA_TRY(cudaFuncSetAttribute(sm90_gemm_nvfp4<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const int64_t nblocks = (p.n + kRowsWG - 1) / kRowsWG;
   const int64_t tiles = p.mp / (C::BM * C::TW) * ((nblocks + C::RW - 1) / C::RW);
@@ -831,7 +832,7 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
     NVFP4_CUDA_TRY(cudaStreamSynchronize(stream));
     NVFP4_CUDA_TRY(cudaMemcpy(h, tr, sizeof h, cudaMemcpyDeviceToHost));
     if (FILE* f = std::fopen(path, "w")) {
-      std::fprintf(f, "# %s stages %d grid %d; ns since the first copy per event (0 = none)\n", Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name().c_str(), stages, grid);
+      std::fprintf(f, "# %s stages %d grid %d; ns since the first copy per event (-1 = none)\n", Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name().c_str(), stages, grid);
       const unsigned long long t0 = h[0][0];
       for (int g = 0; g < kTraceChunks && g < p.chunks * 4; ++g) {
         std::fprintf(f, "%d", g);

@@ -200,8 +200,7 @@ struct Config {
     Config v;
     char tail = 0;
     const int got = std::sscanf(s, "%dx%dx%dx%dx%d%c", &v.bm, &v.rw, &v.tw, &v.nh, &v.ks, &tail);
-    if (got != 4 && got != 5) return false;
-    if (got == 4) v.ks = 1;
+    if (got != 4 && got != 5) return false;  // four fields: ks keeps its default, 1
     c = v;
     return true;
   }

@@ -105,8 +105,12 @@ __global__ void __launch_bounds__(4 * kMaxBm) sm90_prep_a(Sm90Prep p) {
   float asums[4];
 #pragma unroll
   for (int j = 0; j < 4; ++j) asums[j] = __shfl_sync(0xFFFFFFFFu, asum, j, 4);
-  const hopper::RowChunk rc = hopper::activation_chunk(sf4, asums);
-  if (g == 0) {
+  __shared__ hopper::RowChunk rows[kMaxBm];
+  __shared__ float mags[kMaxBm][4];
+  mags[i][g] = asum;
+  if (g == 0) {  // the token's record, once
+    const hopper::RowChunk rc = hopper::activation_chunk(sf4, asums);
+    rows[i] = rc;
     sm90::TokenRec tr{};
     for (int j = 0; j < 4; ++j) tr.mag[j] = rc.mag[j];
     tr.sf = sf4;
@@ -120,11 +124,7 @@ __global__ void __launch_bounds__(4 * kMaxBm) sm90_prep_a(Sm90Prep p) {
   // holds tokens 8j + 2t and 8j + 2t + 1): maxima over the rows. tile_add and tile_merge are
   // max / min / or, so the order is free: thread (record q, group of 8 rows j) folds its rows,
   // then five threads merge the bm / 8 partials, instead of one thread walking all bm rows.
-  __shared__ hopper::RowChunk rows[kMaxBm];
-  __shared__ float mags[kMaxBm][4];
   __shared__ hopper::TileChunk part[5][kMaxBm / 8];
-  if (g == 0) rows[i] = rc;
-  mags[i][g] = asum;
   __syncthreads();
   const int groups = p.bm / 8;  // 5 * groups < 4 * bm threads
   if (threadIdx.x < 5 * groups) {
