@@ -45,11 +45,6 @@ using namespace sm90;
 constexpr int kSmemAlign = 1024;  // the 128-byte swizzle pattern repeats every 1024 bytes
 constexpr int kMaxStages = 16;    // 48 measured no faster at M = 16 (2026-12-02)
 constexpr int kRasterGroup = 8;   // token tiles swept together over the row tiles (L2 reuse at large M)
-// k64 chunks per ring stage for one-chain configurations: one barrier round trip (full, ready,
-// empty) per stage instead of per chunk.
-#ifndef NVFP4_SM90_CHUNKS_PER_STAGE
-#define NVFP4_SM90_CHUNKS_PER_STAGE 4
-#endif
 // A consumer warpgroup releases a stage or a slot by an arrive of every thread: an arrive releases
 // its own thread's accesses (and racecheck follows it). One arrive per warp after __syncwarp, or
 // one per warpgroup after a named barrier, were measured no faster (2026-12-02, H200).
@@ -85,18 +80,13 @@ struct Cfg {
   static constexpr int kSlots = KS == 1 ? 0 : (KS == 2 ? 4 : 8);
   static constexpr int kSlotBytes = KS == 1 ? 0 : 64 * BM * 4;
   static constexpr int kSlotArea = kSlots * (kSlotBytes + 16);  // the slots and their two mbarriers each
-  // Stage: KC chunks' A' tiles [TW*BM tokens][64] f16 (128-byte swizzle), their RW weight blocks,
-  // their TW token-block records (these three by the copy engine), then their T verdicts each
-  // (written by the verdict warp). Chunk j of a stage: offsets kX + j * kXChunk.
-  static constexpr int KC = (KS == 1 && NH == 1) ? NVFP4_SM90_CHUNKS_PER_STAGE : 1;
-  static constexpr int kAChunk = TW * BM * 128, kWChunk = RW * kWBlockBytes;
-  static constexpr int kTChunk = TW * static_cast<int>(sizeof(TileRec)), kVChunk = T * 16;
+  // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block
+  // records (these three by the copy engine), then P verdicts (written by the verdict warp).
   static constexpr int kA = 0;
-  static constexpr int kW = KC * kAChunk;
-  static constexpr int kT = kW + KC * kWChunk;
-  static constexpr int kV = kT + KC * kTChunk;
-  static constexpr int kBytes = (kV + KC * kVChunk + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
-  static_assert(KC >= 1 && KC <= 8, "one to eight chunks per stage");
+  static constexpr int kW = TW * BM * 128;
+  static constexpr int kT = kW + RW * kWBlockBytes;
+  static constexpr int kV = kT + TW * static_cast<int>(sizeof(TileRec));
+  static constexpr int kBytes = (kV + T * 16 + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
   static_assert(KS == 1 ? (P >= 1 && P <= 4) : (KS >= 2 && KS <= 4),
                 "one to four consumer warpgroups per CTA, or two to four chunk-sum warpgroups and an applier");
   static_assert(KS == 1 || (RW == 1 && TW == 1 && NH == 1 && BM <= 64),
@@ -365,46 +355,38 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         const uint32_t b0 = nt * RW;
         return (nblocks - b0 < RW ? nblocks - b0 : RW) * kWBlockBytes;
       };
-      // Stage s gets chunks c0 .. c0 + kc - 1 of token tile mt x row tile nt.
-      auto stage_weight = [&](int s, uint32_t nt, uint32_t c0, uint32_t kc) {
+      auto stage_weight = [&](int s, uint32_t nt, uint32_t c) {
         const uint32_t wbytes = weight_bytes(nt);
-        mbar_arrive_expect_tx(&full[s], kc * (TW * BM * 128 + wbytes + TW * static_cast<uint32_t>(sizeof(TileRec))));
-        for (uint32_t j = 0; j < kc; ++j)
-          bulk_g2s(smem + s * C::kBytes + C::kW + j * C::kWChunk,
-                   p.wblk + (static_cast<int64_t>(c0 + j) * nblocks + nt * RW) * kWBlockBytes, wbytes, &full[s]);
+        mbar_arrive_expect_tx(&full[s], TW * BM * 128 + wbytes + TW * static_cast<uint32_t>(sizeof(TileRec)));
+        bulk_g2s(smem + s * C::kBytes + C::kW, p.wblk + (static_cast<int64_t>(c) * nblocks + nt * RW) * kWBlockBytes, wbytes,
+                 &full[s]);
       };
-      auto chunks_at = [&](uint32_t c0) { return C_ - c0 < static_cast<uint32_t>(C::KC) ? C_ - c0 : static_cast<uint32_t>(C::KC); };
       {
         RingPos pos;
-        uint32_t g = 0;  // stages issued
+        uint32_t g = 0;
         for (uint32_t tile = blockIdx.x; tile < tiles && g < first_round; tile += gridDim.x) {
           uint32_t mt, nt;
           tile_coords(tile, mtiles, ntiles, mt, nt);
-          for (uint32_t c0 = 0; c0 < C_ && g < first_round; c0 += C::KC, ++g, pos.advance(stages))
-            stage_weight(pos.stage, nt, c0, chunks_at(c0));
+          for (uint32_t c = 0; c < C_ && g < first_round; ++c, ++g, pos.advance(stages)) stage_weight(pos.stage, nt, c);
         }
       }
       wait_prerequisites();
       RingPos pos;
-      uint32_t g = 0, gc = 0;  // stages and chunks issued
+      uint32_t g = 0;
       for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         uint32_t mt, nt;
         tile_coords(tile, mtiles, ntiles, mt, nt);
-        for (uint32_t c0 = 0; c0 < C_; c0 += C::KC, ++g, pos.advance(stages)) {
+        for (uint32_t c = 0; c < C_; ++c, ++g, pos.advance(stages)) {
           const int s = pos.stage;
-          const uint32_t kc = chunks_at(c0);
           if (g >= first_round) {
             mbar_wait(&empty[s], pos.phase ^ 1);
-            stage_weight(s, nt, c0, kc);
+            stage_weight(s, nt, c);
           }
+          trace(0, g);
           uint8_t* st = smem + s * C::kBytes;
-          for (uint32_t j = 0; j < kc; ++j, ++gc) {
-            trace(0, gc);
-            tma_load_2d(st + C::kA + j * C::kAChunk, &tmap_a, static_cast<int32_t>((c0 + j) * 64), static_cast<int32_t>(mt * BM * TW),
-                        &full[s]);
-            bulk_g2s(st + C::kT + j * C::kTChunk, p.atile + static_cast<int64_t>(c0 + j) * tblocks + mt * TW,
-                     TW * static_cast<uint32_t>(sizeof(TileRec)), &full[s]);
-          }
+          tma_load_2d(st + C::kA, &tmap_a, static_cast<int32_t>(c * 64), static_cast<int32_t>(mt * BM * TW), &full[s]);
+          bulk_g2s(st + C::kT, p.atile + static_cast<int64_t>(c) * tblocks + mt * TW, TW * static_cast<uint32_t>(sizeof(TileRec)),
+                   &full[s]);
         }
       }
     } else if (KS > 1 && tid >= 32 && tid < 32 + KS) {
@@ -462,24 +444,21 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         tile_coords(tile, mtiles, ntiles, mt, nt);
         const bool on = nt * RW + rb < nblocks;
         int run_lo = hopper::kNoRunLo;
-        for (uint32_t c0 = 0; c0 < C_; c0 += C::KC, pos.advance(stages)) {
+        for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
           const int s = pos.stage;
           mbar_wait(&full[s], pos.phase);
           uint8_t* st = smem + s * C::kBytes;
-          for (uint32_t j = 0; j < static_cast<uint32_t>(C::KC) && c0 + j < C_; ++j) {  // the stage's chunks, in order
-            Verdict v{0, 0.0f, 0.0f, 0};
-            if (on) {
-              const hopper::TileVerdict t =
-                  hopper::tile_prepare(tile_chunk(load_tile_rec(st + C::kT + j * C::kTChunk + tb * sizeof(TileRec))),
-                                       tile_chunk(load_tile_rec(st + C::kW + j * C::kWChunk + rb * kWBlockBytes + kWBlockTile)),
-                                       run_lo, kAccShift);
-              v = Verdict{t.pre_ok ? 1u : 0u, t.acc_limit, t.inc, run_lo};
-            }
-            *reinterpret_cast<Verdict*>(st + C::kV + j * C::kVChunk + 16 * q) = v;
-            if (q == 0) trace(1, gt);
-            ++gt;
+          Verdict v{0, 0.0f, 0.0f, 0};
+          if (on) {
+            const hopper::TileVerdict t = hopper::tile_prepare(tile_chunk(load_tile_rec(st + C::kT + tb * sizeof(TileRec))),
+                                                               tile_chunk(load_tile_rec(st + C::kW + rb * kWBlockBytes + kWBlockTile)),
+                                                               run_lo, kAccShift);
+            v = Verdict{t.pre_ok ? 1u : 0u, t.acc_limit, t.inc, run_lo};
           }
-          mbar_arrive(&ready[s]);  // each lane releases its own writes
+          *reinterpret_cast<Verdict*>(st + C::kV + 16 * q) = v;
+          mbar_arrive(&ready[s]);  // each lane releases its own write
+          if (q == 0) trace(1, gt);
+          ++gt;
         }
       }
     }
@@ -496,11 +475,10 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   uint32_t slow_steps = 0, tile_misses = 0, group_misses = 0, chunk_steps = 0;
   RingPos pos;
 
-  // The fragments of the four K blocks of a chunk.
+  // The fragments of the four K blocks of the chunk in stage st.
   uint32_t frag[4][4];
-  // The fragments of chunk j of stage st.
-  auto decode_stage = [&](const uint8_t* st, int j) {
-    const uint8_t* wb = st + C::kW + j * C::kWChunk + rb * kWBlockBytes;
+  auto decode_stage = [&](const uint8_t* st) {
+    const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
     const uint4 wc = *reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16);
     __half2 s0_01, s0_23, s1_01, s1_23;
     scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * r0), s0_01, s0_23);
@@ -513,8 +491,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
                   frag[j2]);
     }
   };
-  // The A descriptor of this warpgroup's tokens in chunk j of stage st; addresses are in 16-byte units.
-  auto a_desc = [&](const uint8_t* st, int j) { return desc_k_major_sw128(smem_addr(st + C::kA + j * C::kAChunk + tb * BM * 128)); };
+  // The A descriptor of this warpgroup's tokens in stage st; addresses are in 16-byte units.
+  auto a_desc = [&](const uint8_t* st) { return desc_k_major_sw128(smem_addr(st + C::kA + tb * BM * 128)); };
   // One chain (BN tokens of A at desc) into d: four MMAs from a zero accumulator, +32 bytes per k16.
   auto issue = [&](uint64_t desc, float(&d)[RH]) {
     wgmma_fence();
@@ -537,8 +515,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           mbar_wait(&full[s], pos.phase);
           trace(2, g);
           const uint8_t* st = smem + s * C::kBytes;
-          decode_stage(st, 0);
-          issue(a_desc(st, 0), ch);
+          decode_stage(st);
+          issue(a_desc(st), ch);
           wgmma_wait_all();
           trace(3, g);
           fence_regs(ch);
@@ -564,7 +542,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     tile_coords(tile, mtiles, ntiles, mt, nt);
     const uint32_t block = nt * RW + rb, tblock = mt * TW + tb;
     if (block >= nblocks) {  // the last row tile may hold fewer blocks than warpgroups: stages pass through
-      for (uint32_t c0 = 0; c0 < C_; c0 += C::KC, pos.advance(stages)) {
+      for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
         mbar_wait(&ready[pos.stage], pos.phase);
         mbar_arrive(&empty[pos.stage]);
       }
@@ -576,11 +554,10 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       for (int i = 0; i < RH; ++i) acc[h][i] = 0.0f;
     float bound = 0.0f;  // >= every |acc| of this thread (scaled units); all are +0 now
 
-    // Chunk c's verdict (vw; the chunk is number j of stage st) and, where it fails, the thread-group
-    // and per-element tests and the §3 model; afterwards acc[0] = add.rz(acc[0], cur) is chunk c's §3
-    // step for every element (cur is zeroed where the model applied the step: no accumulator is -0).
-    // One chain.
-    auto settle = [&](uint32_t c, const uint8_t* st, int j, const uint4 vw, float(&cur)[RH]) {
+    // Chunk c's verdict (vw, from stage st) and, where it fails, the thread-group and per-element
+    // tests and the §3 model; afterwards acc[0] = add.rz(acc[0], cur) is chunk c's §3 step for every
+    // element (cur is zeroed where the model applied the step: no accumulator is -0). One chain.
+    auto settle = [&](uint32_t c, const uint8_t* st, const uint4 vw, float(&cur)[RH]) {
       const float acc_limit = __uint_as_float(vw.y);
       bool fast = vw.x != 0;
       if (fast && !(bound < acc_limit)) {  // recompute the bound from the accumulators
@@ -590,8 +567,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       if (!fast) {
         ++tile_misses;
         const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
-        const Fallback f{st + C::kA + j * C::kAChunk + tb * BM * 128, st + C::kW + j * C::kWChunk + rb * kWBlockBytes,
-                         p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
+        const Fallback f{st + C::kA + tb * BM * 128, st + C::kW + rb * kWBlockBytes, p.trec + tc * BM, p.agroup + tc * 4 + t,
+                         static_cast<int>(vw.w), r0, t};
         float la_mem[C::R], lc_mem[C::R];
         float* const la = opaque(la_mem);
         float* const lc = opaque(lc_mem);
@@ -633,7 +610,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           ch[4 * i4 + 3] = v.w;
         }
         mbar_arrive(&sum_empty[slot]);
-        settle(c, st, 0, vw, ch);
+        settle(c, st, vw, ch);
 #pragma unroll
         for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], ch[i2]);
         bound = __fadd_ru(bound, __uint_as_float(vw.z));
@@ -648,39 +625,35 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // Chunk c's MMAs are in flight into cur. No divergent branch runs while MMAs are in flight
       // (ptxas would insert a wait there and serialise every wgmma, C7518): the per-thread
       // fallback runs before chunk c + 1 is issued, and the adds after it are unconditional.
-      // Chunk c is number j = c mod KC of the stage at pos (a tile's stages start at multiples of KC);
-      // the next stage is waited for, and this one released, only across a stage boundary.
       auto step = [&](uint32_t c, float(&cur)[RH], float(&nxt)[RH]) {
-        const int s = pos.stage, j = static_cast<int>(c % C::KC);
+        const int s = pos.stage;
         const uint8_t* st = smem + s * C::kBytes;
-        const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV + j * C::kVChunk + 16 * q);  // chunk c's verdict
+        const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV + 16 * q);  // chunk c's verdict
         wgmma_wait_all();
         trace(3, g_apply);
         fence_regs(cur);
 #pragma unroll
         for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
-        settle(c, st, j, vw, cur);
-        const bool last_in_stage = j + 1 == C::KC || c + 1 == C_;
+        settle(c, st, vw, cur);
         RingPos nx = pos;
-        if (last_in_stage) nx.advance(stages);
+        nx.advance(stages);
         if (c + 1 < C_) {
-          if (last_in_stage) mbar_wait(&ready[nx.stage], nx.phase);
+          mbar_wait(&ready[nx.stage], nx.phase);
           trace(5, g_apply + 1);
           const uint8_t* sn = smem + nx.stage * C::kBytes;
-          const int jn = last_in_stage ? 0 : j + 1;
-          decode_stage(sn, jn);
-          issue(a_desc(sn, jn), nxt);
+          decode_stage(sn);
+          issue(a_desc(sn), nxt);
         }
 #pragma unroll
         for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], cur[i2]);
         bound = __fadd_ru(bound, __uint_as_float(vw.z));
-        if (last_in_stage) mbar_arrive(&empty[s]);  // every consumer thread (kArrivalsPerWarpgroup)
+        mbar_arrive(&empty[s]);  // every consumer thread (kArrivalsPerWarpgroup)
         trace(7, g_apply++);
         pos = nx;
       };
       mbar_wait(&ready[pos.stage], pos.phase);
-      decode_stage(smem + pos.stage * C::kBytes, 0);
-      issue(a_desc(smem + pos.stage * C::kBytes, 0), ch);
+      decode_stage(smem + pos.stage * C::kBytes);
+      issue(a_desc(smem + pos.stage * C::kBytes), ch);
       uint32_t c = 0;
 #pragma unroll 1
       for (; c + 1 < C_; c += 2) {
@@ -697,7 +670,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         const uint8_t* st = smem + s * C::kBytes;
         const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
         const uint8_t* at = st + C::kA + tb * BM * 128;
-        decode_stage(st, 0);
+        decode_stage(st);
         const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV + 16 * q);  // Verdict, one load
         const float acc_limit = __uint_as_float(vw.y), inc = __uint_as_float(vw.z);
         bool fast = vw.x != 0;
