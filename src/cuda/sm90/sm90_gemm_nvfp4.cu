@@ -79,13 +79,6 @@ struct Cfg {
   // of the applier.
   static constexpr int kSlots = KS == 1 ? 0 : (KS == 2 ? 4 : 8);
   static constexpr int kSlotBytes = KS == 1 ? 0 : 64 * BM * 4;
-  // KS > 1: chunks the applier takes per round (their waits and loads first, then their steps in
-  // order), as many as its registers hold: KS warpgroups share 64K registers (80 per thread at KS = 4).
-#ifndef NVFP4_SM90_APPLY_BATCH
-#define NVFP4_SM90_APPLY_BATCH 4
-#endif
-  static constexpr int kApplyFit = KS == 1 ? 1 : (RH * KS <= 32 ? KS : (RH * 2 <= 32 ? 2 : 1));
-  static constexpr int kApplyBatch = kApplyFit < NVFP4_SM90_APPLY_BATCH ? kApplyFit : NVFP4_SM90_APPLY_BATCH;
   static constexpr int kSlotArea = kSlots * (kSlotBytes + 16);  // the slots and their two mbarriers each
   // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block
   // records (these three by the copy engine), then P verdicts (written by the verdict warp).
@@ -597,85 +590,32 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 
     if constexpr (KS > 1) {
       // The applier: chunk c's sums from its slot, applied in chunk order (the sequential contract).
-      // A round takes B = kApplyBatch chunks: first every barrier wait and load of the B chunks (no
-      // step depends on another chunk's wait or load), then their steps in chunk order. Where a
-      // thread's B verdicts pass and its running bound stays below each chunk's limit (the common
-      // case), the steps are B x RH adds; otherwise it takes them one by one through settle,
-      // reloading each chunk's verdict and sums from shared memory (the slots and stages are
-      // released only after the round), so no loaded value lives across the fallback's code.
-      constexpr int B = C::kApplyBatch;
 #pragma unroll 1
-      for (uint32_t c0 = 0; c0 < C_; c0 += B) {
-        const uint32_t nb = C_ - c0 < static_cast<uint32_t>(B) ? C_ - c0 : static_cast<uint32_t>(B);
-        const RingPos pos0 = pos;
-        uint4 vw[B];      // the chunks' verdicts
-        float cs[B][RH];  // and chunk sums
+      for (uint32_t c = 0; c < C_; ++c, ++g_apply, pos.advance(stages)) {
+        const int s = pos.stage;
+        mbar_wait(&ready[s], pos.phase);
+        trace(5, g_apply);
+        const uint8_t* st = smem + s * C::kBytes;
+        const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV);
+        const uint32_t slot = g_apply % C::kSlots;
+        mbar_wait(&sum_full[slot], (g_apply / C::kSlots) & 1u);
+        trace(6, g_apply);
+        const float4* src = reinterpret_cast<const float4*>(slots + slot * C::kSlotBytes);
 #pragma unroll
-        for (int j = 0; j < B; ++j) {
-          if (j >= nb) break;  // uniform: the tile's last round may hold fewer chunks
-          const uint32_t g = g_apply + j, slot = g % C::kSlots;
-          mbar_wait(&ready[pos.stage], pos.phase);
-          trace(5, g);
-          vw[j] = *reinterpret_cast<const uint4*>(smem + pos.stage * C::kBytes + C::kV);
-          mbar_wait(&sum_full[slot], (g / C::kSlots) & 1u);
-          trace(6, g);
-          const float4* src = reinterpret_cast<const float4*>(slots + slot * C::kSlotBytes);
-#pragma unroll
-          for (int i4 = 0; i4 < RH / 4; ++i4) {
-            const float4 v = src[i4 * 128 + tid];
-            cs[j][4 * i4] = v.x;
-            cs[j][4 * i4 + 1] = v.y;
-            cs[j][4 * i4 + 2] = v.z;
-            cs[j][4 * i4 + 3] = v.w;
-          }
-          pos.advance(stages);
+        for (int i4 = 0; i4 < RH / 4; ++i4) {
+          const float4 v = src[i4 * 128 + tid];
+          ch[4 * i4] = v.x;
+          ch[4 * i4 + 1] = v.y;
+          ch[4 * i4 + 2] = v.z;
+          ch[4 * i4 + 3] = v.w;
         }
-        bool fast = true;
-        float b = bound;  // the running bound after each chunk's step
+        mbar_arrive(&sum_empty[slot]);
+        settle(c, st, vw, ch);
 #pragma unroll
-        for (int j = 0; j < B; ++j) {
-          if (j >= nb) break;
-          fast = fast && vw[j].x != 0 && b < __uint_as_float(vw[j].y);
-          b = __fadd_ru(b, __uint_as_float(vw[j].z));
-        }
-        if (fast) {
-#pragma unroll
-          for (int j = 0; j < B; ++j) {
-            if (j >= nb) break;
-#pragma unroll
-            for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], cs[j][i2]);
-          }
-          bound = b;
-        } else {
-          RingPos pj = pos0;
-#pragma unroll 1
-          for (uint32_t j = 0; j < nb; ++j, pj.advance(stages)) {
-            const uint8_t* st = smem + pj.stage * C::kBytes;
-            const uint4 v = *reinterpret_cast<const uint4*>(st + C::kV);
-            const float4* src = reinterpret_cast<const float4*>(slots + ((g_apply + j) % C::kSlots) * C::kSlotBytes);
-#pragma unroll
-            for (int i4 = 0; i4 < RH / 4; ++i4) {
-              const float4 x = src[i4 * 128 + tid];
-              ch[4 * i4] = x.x;
-              ch[4 * i4 + 1] = x.y;
-              ch[4 * i4 + 2] = x.z;
-              ch[4 * i4 + 3] = x.w;
-            }
-            settle(c0 + j, st, v, ch);
-#pragma unroll
-            for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], ch[i2]);
-            bound = __fadd_ru(bound, __uint_as_float(v.z));
-          }
-        }
-        RingPos pj = pos0;
-#pragma unroll
-        for (int j = 0; j < B; ++j, pj.advance(stages)) {
-          if (j >= nb) break;
-          mbar_arrive(&sum_empty[(g_apply + j) % C::kSlots]);
-          mbar_arrive(&empty[pj.stage]);  // the fallback may have read the stage's operands
-          trace(7, g_apply + j);
-        }
-        g_apply += nb;
+        for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], ch[i2]);
+        bound = __fadd_ru(bound, __uint_as_float(vw.z));
+        mbar_arrive(&empty[s]);  // the fallback may have read the stage's operands
+        trace(7, g_apply);
       }
     } else if constexpr (NH == 1) {
       // One chain per chunk, applied one chunk late: while the tensor cores compute chunk c + 1,
