@@ -104,9 +104,10 @@ struct Cfg {
 // Measurement builds only (-DNVFP4_SM90_TRACE): CTA 0 stamps %globaltimer at each role's steps per
 // chunk, and the launcher writes the last launch's stamps to $NVFP4_SM90_TRACE_OUT. Events:
 // 0 copies issued, 1 verdict written, 2 a chunk-sum warpgroup has the stage, 3 its MMAs are done,
-// 4 its sums are in the slot, 5 the applier has the verdict, 6 ... the sums, 7 the chunk applied.
+// 4 its sums are in the slot, 5 the applier has the verdict, 6 ... the sums, 7 the chunk applied,
+// 8 the copy thread reaches the stage (before it waits for the stage to be free).
 #ifdef NVFP4_SM90_TRACE
-constexpr int kTraceEvents = 8, kTraceChunks = 4096;
+constexpr int kTraceEvents = 9, kTraceChunks = 4096;
 __device__ unsigned long long g_sm90_trace[kTraceEvents][kTraceChunks];
 __device__ __forceinline__ void trace(int ev, uint32_t g) {
   if (blockIdx.x == 0 && g < static_cast<uint32_t>(kTraceChunks) && threadIdx.x % 32 == 0) {
@@ -378,6 +379,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         tile_coords(tile, mtiles, ntiles, mt, nt);
         for (uint32_t c = 0; c < C_; ++c, ++g, pos.advance(stages)) {
           const int s = pos.stage;
+          trace(8, g);
           if (g >= first_round) {
             mbar_wait(&empty[s], pos.phase ^ 1);
             stage_weight(s, nt, c);
