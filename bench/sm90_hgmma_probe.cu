@@ -1,0 +1,176 @@
+// What one k64 chunk of the exact Hopper path's MMAs costs at small token counts, without memory,
+// decode or adds: per chunk each consumer warpgroup issues four `wgmma m64nNk16` (A, the weight,
+// from registers; B, the tokens, from a 128-byte-swizzled shared-memory tile) and waits for them,
+// as the kernel does. N is the tokens per chain (the kernel's BN: 16 at M = 16). Shapes of the
+// chunk's four MMAs:
+//   chain  - one chain, the second to fourth accumulating into the first's result (the kernel);
+//   halves - two chains of two (k0-31, k32-63), as if summed afterwards;
+//   free   - four independent MMAs (four accumulators).
+// N = 8-64 (accumulators within 128 registers per thread). One CTA per SM, 1-4 warpgroups each. Prints `N | warpgroups | shape | ns per chunk per
+// warpgroup | ns per chunk round of the CTA` (median of 10 launches after 2 warm-up launches).
+// The question it answers (docs/hopper-exact-path.md, "What bounds small M"): is a chunk's time
+// at small N the MMAs' own issue and latency, and do warpgroups on one SM share it.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../src/cuda/sm90/sm90_ptx.cuh"
+#include "../src/cuda/sm90/sm90_wgmma.cuh"
+
+namespace {
+using namespace nvfp4::cuda::sm90;
+
+enum Shape { kChain = 0, kHalves = 1, kFree = 2 };
+const char* const kShapeName[] = {"chain", "halves", "free"};
+constexpr int kChunks = 4096;  // k64 chunks per warpgroup per launch
+
+template <int N, int SHAPE>
+__global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  // B: N token rows x 128 bytes (one k64 chunk of f16), 1024-byte aligned for the swizzle.
+  extern __shared__ __align__(16) uint8_t smem_raw[];
+  uint8_t* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
+  for (int i = threadIdx.x; i < N * 32; i += blockDim.x) {
+    const uint32_t h = 0x3C00u + ((i * 2654435761u + seed) >> 22);  // finite f16 near 1
+    reinterpret_cast<uint32_t*>(smem)[i] = h | (h << 16);
+  }
+  fence_proxy_async();
+  __syncthreads();
+  const uint64_t desc = desc_k_major_sw128(smem_addr(smem));
+  uint32_t frag[4][4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) frag[j][r] = 0x3C003C00u ^ ((threadIdx.x + 4 * j + r) & 0x00FF00FFu);
+  constexpr int R = N / 2;
+  float acc[R], d0[R], d1[R], d2[R], d3[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) acc[i] = 0.0f;
+#pragma unroll 1
+  for (int c = 0; c < kChunks; ++c) {
+    wgmma_fence();
+    if constexpr (SHAPE == kChain) {
+      Wgmma<N>::mma_first(d0, frag[0], desc);
+      Wgmma<N>::mma(d0, frag[1], desc + 2, true);
+      Wgmma<N>::mma(d0, frag[2], desc + 4, true);
+      Wgmma<N>::mma(d0, frag[3], desc + 6, true);
+    } else if constexpr (SHAPE == kHalves) {
+      Wgmma<N>::mma_first(d0, frag[0], desc);
+      Wgmma<N>::mma_first(d1, frag[2], desc + 4);
+      Wgmma<N>::mma(d0, frag[1], desc + 2, true);
+      Wgmma<N>::mma(d1, frag[3], desc + 6, true);
+    } else {
+      Wgmma<N>::mma_first(d0, frag[0], desc);
+      Wgmma<N>::mma_first(d1, frag[1], desc + 2);
+      Wgmma<N>::mma_first(d2, frag[2], desc + 4);
+      Wgmma<N>::mma_first(d3, frag[3], desc + 6);
+    }
+    wgmma_commit();
+    wgmma_wait_all();
+    fence_regs(d0);
+    // One add per output keeps the sums alive (the kernel's add.rz), the other chains' results too.
+#pragma unroll
+    for (int i = 0; i < R; ++i) acc[i] = __fadd_rz(acc[i], d0[i]);
+    if constexpr (SHAPE != kChain) {
+      fence_regs(d1);
+#pragma unroll
+      for (int i = 0; i < R; ++i) acc[i] = __fadd_rz(acc[i], d1[i]);
+    }
+    if constexpr (SHAPE == kFree) {
+      fence_regs(d2);
+      fence_regs(d3);
+#pragma unroll
+      for (int i = 0; i < R; ++i) acc[i] = __fadd_rz(acc[i], __fadd_rz(d2[i], d3[i]));
+    }
+  }
+  float s = 0.0f;
+#pragma unroll
+  for (int i = 0; i < R; ++i) s += acc[i];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+#else
+  (void)out;
+  (void)seed;
+#endif
+}
+
+struct Variant {
+  int n, shape;
+  void (*kernel)(float*, uint32_t);
+};
+// Shapes whose accumulators fit 128 registers per thread (512 threads): all three up to N = 32,
+// chain and halves at N = 64.
+template <int N>
+void add_all(std::vector<Variant>& v) {
+  v.push_back({N, kChain, hgmma_probe<N, kChain>});
+  v.push_back({N, kHalves, hgmma_probe<N, kHalves>});
+  if constexpr (N <= 32) v.push_back({N, kFree, hgmma_probe<N, kFree>});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string out;
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess || prop.major != 9) {
+    std::fprintf(stderr, "sm90 hgmma probe: needs a Hopper GPU (compute capability 9.0)\n");
+    return 3;
+  }
+  std::vector<Variant> vs;
+  add_all<8>(vs);
+  add_all<16>(vs);
+  add_all<32>(vs);
+  add_all<64>(vs);
+  const int grid = prop.multiProcessorCount;
+  float* d_out = nullptr;
+  if (cudaMalloc(&d_out, static_cast<size_t>(grid) * 512 * sizeof(float)) != cudaSuccess) {
+    std::fprintf(stderr, "sm90 hgmma probe: cudaMalloc failed\n");
+    return 4;
+  }
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  FILE* js = out.empty() ? nullptr : std::fopen(out.c_str(), "w");
+  if (js) std::fprintf(js, "{\"device\": \"%s\", \"sms\": %d, \"chunks_per_warpgroup\": %d, \"rows\": [\n", prop.name, grid, kChunks);
+  std::printf("N | warpgroups | shape | ns per chunk per warpgroup | ns per chunk round of the CTA\n");
+  bool first = true;
+  for (const Variant& x : vs) {
+    const int smem = x.n * 128 + 1024;
+    cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    for (int wgs = 1; wgs <= 4; ++wgs) {
+      std::vector<float> ts;
+      for (int it = 0; it < 12; ++it) {
+        cudaEventRecord(e0);
+        x.kernel<<<grid, 128 * wgs, smem>>>(d_out, 777u + it);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (it >= 2) ts.push_back(ms);
+      }
+      const cudaError_t err = cudaGetLastError();
+      if (err != cudaSuccess) {
+        std::printf("N=%d %s: error: %s\n", x.n, kShapeName[x.shape], cudaGetErrorString(err));
+        return 4;
+      }
+      std::sort(ts.begin(), ts.end());
+      const double round_ns = 1e6 * ts[ts.size() / 2] / kChunks;
+      std::printf("%d | %d | %s | %.1f | %.1f\n", x.n, wgs, kShapeName[x.shape], round_ns / wgs, round_ns);
+      if (js)
+        std::fprintf(js, "%s{\"n\": %d, \"warpgroups\": %d, \"shape\": \"%s\", \"ns_per_chunk_round\": %.2f}", first ? "" : ",\n", x.n,
+                     wgs, kShapeName[x.shape], round_ns);
+      first = false;
+    }
+  }
+  if (js) {
+    std::fprintf(js, "\n]}\n");
+    std::fclose(js);
+  }
+  cudaFree(d_out);
+  return 0;
+}
