@@ -137,6 +137,31 @@ TEST(Sm90Layout, TheLauncherPicksOnlyBuiltConfigurations) {
       }
 }
 
+// The launcher's rule on the H200's 132 SMs for the MiniMax H3 linears (N = 21504, 5376, 28672):
+// the fewest rounds of row tiles, then the fewest warpgroups per CTA; K-split where the row blocks
+// fit one round at M <= 32; above 64 tokens the fixed picks (docs/hopper-exact-path.md).
+TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
+  if (sm90_configs().empty()) GTEST_SKIP() << "skipped: this build has no CUDA kernels";
+  const struct {
+    int64_t m, n;
+    const char* want;
+  } cases[] = {
+      {16, 21504, "16x3x1x1"},   // 336 row blocks: one round with three (112 CTAs) and four (84); three
+      {16, 28672, "16x4x1x1"},   // 448: one round only with four
+      {16, 5376, "16x1x1x1x2"},  // 84: one round with one warpgroup, so the K-split
+      {32, 21504, "32x3x1x1"},   // one round with three
+      {32, 28672, "32x2x1x1"},   // two rounds with two or three: two
+      {32, 5376, "32x1x1x1x2"},
+      {64, 21504, "64x3x1x1"},
+      {64, 28672, "64x2x1x1"},
+      {64, 5376, "64x1x1x1"},
+      {128, 5376, "64x1x2x1"},
+      {128, 21504, "128x3x1x2"},
+      {4096, 28672, "128x2x1x1"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(sm90_config_for(c.m, c.n, 132), c.want) << "m " << c.m << " n " << c.n;
+}
+
 // The pre-pass folds a tile's rows in groups and merges the groups (tile_merge); that must be the
 // record tile_add gives row by row: rows with no scale (lo = kNoScale), NaN scales and NaN
 // magnitudes (which tile_add skips) included, for every split into groups.

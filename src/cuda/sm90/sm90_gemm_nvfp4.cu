@@ -877,20 +877,24 @@ constexpr Built kBuilt[] = {
 Config choose(int64_t m, int64_t n, int sm_count) {
   const int64_t nb = (n + kRowsWG - 1) / kRowsWG;  // 64-row blocks
   auto one_round = [&](int p) { return (nb + p - 1) / p <= sm_count; };
+  auto rounds = [&](int p) { return ((nb + p - 1) / p + sm_count - 1) / sm_count; };
+  // The fewest rounds of row tiles; of equal rounds, the fewest warpgroups per CTA (the larger
+  // counts run at fewer registers per thread: 32x3x1x1 spills, and was 19 % slower than 32x2x1x1 on
+  // mlp_fc1's 448 row blocks at M = 32, two rounds either way; 2026-12-02).
+  auto fewest_rounds = [&](int pmin, int pmax) {
+    int best = pmin;
+    for (int p = pmin + 1; p <= pmax; ++p)
+      if (rounds(p) < rounds(best)) best = p;
+    return best;
+  };
   if (m <= 32) {
     const int bm = m <= 16 ? 16 : 32, pmax = m <= 16 ? 4 : 3;
     // Row blocks for at most one round: two warpgroups split each tile's chunks (K-split; 4-12 %
     // faster than one warpgroup on 84 row blocks at M = 16 and 32, 2026-12-02; three or four: slower).
     if (one_round(1)) return Config{bm, 1, 1, 1, 2};
-    for (int p = 2; p < pmax; ++p)
-      if (one_round(p)) return Config{bm, p, 1, 1};
-    return Config{bm, pmax, 1, 1};
+    return Config{bm, fewest_rounds(2, pmax), 1, 1};
   }
-  if (m <= 64) {
-    for (int p = 1; p < 3; ++p)
-      if (one_round(p)) return Config{64, p, 1, 1};
-    return Config{64, 3, 1, 1};
-  }
+  if (m <= 64) return Config{64, fewest_rounds(1, 3), 1, 1};
   if (m <= 128) {
     if (one_round(1)) return Config{64, 1, 2, 1};  // few row blocks: two warpgroups split the tokens
     return one_round(3) ? Config{128, 3, 1, 2} : Config{64, 1, 2, 1};
