@@ -869,18 +869,19 @@ constexpr Built kBuilt[] = {
     {{64, 1, 1, 1, 2}, launch_cfg<Cfg<64, 1, 1, 1, 2>>}, {{64, 1, 1, 1, 3}, launch_cfg<Cfg<64, 1, 1, 1, 3>>},
 };
 
-// The launcher's choice, from the H200 sweeps (benchmarks/results/2026-12-01-h200-sm90-v2): tokens
-// per warpgroup the smallest built height that holds M (up to 128; 256 never won); then as many
-// warpgroups per CTA as fill the SMs in one round of row tiles, because a round costs the same
-// whatever its occupancy and small M is bound by the consumers' instruction issue, which more
-// warpgroups per SM hide better.
+// The launcher's choice, from the H200 sweeps (benchmarks/results/2026-12-01-h200-sm90-v2, v5, v6):
+// tokens per warpgroup the smallest built height that holds M (up to 128; 256 never won); then the
+// warpgroups per CTA that need the fewest rounds of row tiles, because a round costs about the same
+// whatever its occupancy (each warpgroup's chunk is a chain of dependent instructions), and of equal
+// rounds the fewest warpgroups, which run at more registers per thread and share the SM's MMA pipe
+// and issue slots with fewer others.
 Config choose(int64_t m, int64_t n, int sm_count) {
   const int64_t nb = (n + kRowsWG - 1) / kRowsWG;  // 64-row blocks
   auto one_round = [&](int p) { return (nb + p - 1) / p <= sm_count; };
   auto rounds = [&](int p) { return ((nb + p - 1) / p + sm_count - 1) / sm_count; };
-  // The fewest rounds of row tiles; of equal rounds, the fewest warpgroups per CTA (the larger
-  // counts run at fewer registers per thread: 32x3x1x1 spills, and was 19 % slower than 32x2x1x1 on
-  // mlp_fc1's 448 row blocks at M = 32, two rounds either way; 2026-12-02).
+  // Of equal rounds the fewest warpgroups: on mlp_fc1's 448 row blocks (two rounds either way)
+  // 32x2x1x1 was 18 % faster than 32x3x1x1, which spills, and 64x2x1x1 as fast as 64x3x1x1
+  // (results v6 r8).
   auto fewest_rounds = [&](int pmin, int pmax) {
     int best = pmin;
     for (int p = pmin + 1; p <= pmax; ++p)
