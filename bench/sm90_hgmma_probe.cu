@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../src/cuda/sm90/sm90_ptx.cuh"
+#include "hopper_probe.hpp"
 #include "../src/cuda/sm90/sm90_wgmma.cuh"
 
 namespace {
@@ -113,14 +114,9 @@ void add_all(std::vector<Variant>& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string out;
-  for (int i = 1; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+  const std::string out = nvfp4::bench::probe_out_path(argc, argv);
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess || prop.major != 9) {
-    std::fprintf(stderr, "sm90 hgmma probe: needs a Hopper GPU (compute capability 9.0)\n");
-    return 3;
-  }
+  if (!nvfp4::bench::probe_require_hopper("sm90 hgmma probe", prop)) return 3;
   std::vector<Variant> vs;
   add_all<8>(vs);
   add_all<16>(vs);
@@ -132,9 +128,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "sm90 hgmma probe: cudaMalloc failed\n");
     return 4;
   }
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
   FILE* js = out.empty() ? nullptr : std::fopen(out.c_str(), "w");
   if (js) std::fprintf(js, "{\"device\": \"%s\", \"sms\": %d, \"chunks_per_warpgroup\": %d, \"rows\": [\n", prop.name, grid, kChunks);
   std::printf("N | warpgroups | shape | ns per chunk per warpgroup | ns per chunk round of the CTA\n");
@@ -143,23 +136,12 @@ int main(int argc, char** argv) {
     const int smem = x.n * 128 + 1024;
     cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     for (int wgs = 1; wgs <= 4; ++wgs) {
-      std::vector<float> ts;
-      for (int it = 0; it < 12; ++it) {
-        cudaEventRecord(e0);
-        x.kernel<<<grid, 128 * wgs, smem>>>(d_out, 777u + it);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, e0, e1);
-        if (it >= 2) ts.push_back(ms);
-      }
-      const cudaError_t err = cudaGetLastError();
-      if (err != cudaSuccess) {
-        std::printf("N=%d %s: error: %s\n", x.n, kShapeName[x.shape], cudaGetErrorString(err));
+      const double ms = nvfp4::bench::probe_median_ms(2, 10, [&](int it) { x.kernel<<<grid, 128 * wgs, smem>>>(d_out, 777u + it); });
+      if (ms < 0) {
+        std::printf("N=%d %s: the launches failed\n", x.n, kShapeName[x.shape]);
         return 4;
       }
-      std::sort(ts.begin(), ts.end());
-      const double round_ns = 1e6 * ts[ts.size() / 2] / kChunks;
+      const double round_ns = 1e6 * ms / kChunks;
       std::printf("%d | %d | %s | %.1f | %.1f\n", x.n, wgs, kShapeName[x.shape], round_ns / wgs, round_ns);
       if (js)
         std::fprintf(js, "%s{\"n\": %d, \"warpgroups\": %d, \"shape\": \"%s\", \"ns_per_chunk_round\": %.2f}", first ? "" : ",\n", x.n,

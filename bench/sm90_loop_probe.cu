@@ -20,6 +20,7 @@
 #include "../src/cuda/sm90/sm90_layout.hpp"
 #include "../src/cuda/sm90/sm90_ptx.cuh"
 #include "../src/cuda/sm90/sm90_wgmma.cuh"
+#include "hopper_probe.hpp"
 
 namespace {
 using namespace nvfp4::cuda::sm90;
@@ -266,14 +267,9 @@ struct Variant {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string out;
-  for (int i = 1; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+  const std::string out = nvfp4::bench::probe_out_path(argc, argv);
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess || prop.major != 9) {
-    std::fprintf(stderr, "sm90 loop probe: needs a Hopper GPU (compute capability 9.0)\n");
-    return 3;
-  }
+  if (!nvfp4::bench::probe_require_hopper("sm90 loop probe", prop)) return 3;
   const Variant vs[] = {
       V("peak ss (acc across chunks), 2 wg", kPeak, kStatic, 2),
       V("peak ss n256, 2 wg", kPeak256, kStatic, 2),
@@ -301,9 +297,6 @@ int main(int argc, char** argv) {
   const int grid = prop.multiProcessorCount;
   float* d_out = nullptr;
   cudaMalloc(&d_out, static_cast<size_t>(grid) * 512 * sizeof(float));
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
   FILE* js = out.empty() ? nullptr : std::fopen(out.c_str(), "w");
   if (js) std::fprintf(js, "{\"device\": \"%s\", \"sms\": %d, \"chunks_per_cta\": %d, \"variants\": [\n", prop.name, grid, kChunks);
   double peak = 0;
@@ -311,23 +304,13 @@ int main(int argc, char** argv) {
   for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); ++v) {
     const Variant& x = vs[v];
     cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, x.smem);
-    std::vector<float> ts;
-    for (int it = 0; it < 12; ++it) {
-      cudaEventRecord(e0);
-      x.kernel<<<grid, 128 * (x.wgs + 1), x.smem>>>(d_out, 12345u + it);
-      cudaEventRecord(e1);
-      cudaEventSynchronize(e1);
-      float ms = 0;
-      cudaEventElapsedTime(&ms, e0, e1);
-      if (it >= 2) ts.push_back(ms);
-    }
-    const cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess) {
-      std::printf("%s | error: %s\n", x.name, cudaGetErrorString(err));
+    const double ms =
+        nvfp4::bench::probe_median_ms(2, 10, [&](int it) { x.kernel<<<grid, 128 * (x.wgs + 1), x.smem>>>(d_out, 12345u + it); });
+    if (ms < 0) {
+      std::printf("%s | the launches failed\n", x.name);
       return 4;
     }
-    std::sort(ts.begin(), ts.end());
-    const double us = 1e3 * ts[ts.size() / 2];
+    const double us = 1e3 * ms;
     const double flop = 2.0 * 64 * x.bn * 64 * kChunks * x.wgs * grid;
     const double tf = flop / us * 1e-6;
     if (v == 0) peak = tf;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../src/cuda/sm90/sm90_ptx.cuh"
+#include "hopper_probe.hpp"
 
 namespace {
 
@@ -96,15 +97,9 @@ float rz(double v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string out;
-  for (int i = 1; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
-  int dev = 0;
+  const std::string out = nvfp4::bench::probe_out_path(argc, argv);
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess || prop.major != 9) {
-    std::fprintf(stderr, "wgmma probe: needs a Hopper GPU (compute capability 9.0)\n");
-    return 3;
-  }
+  if (!nvfp4::bench::probe_require_hopper("wgmma probe", prop)) return 3;
   FILE* js = out.empty() ? nullptr : std::fopen(out.c_str(), "w");
   if (js) std::fprintf(js, "{\"device\": \"%s\", \"cases\": [\n", prop.name);
   bool first_json = true;
