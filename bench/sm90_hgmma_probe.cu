@@ -6,21 +6,20 @@
 //   chain  - one chain, the second to fourth accumulating into the first's result (the kernel);
 //   halves - two chains of two (k0-31, k32-63), as if summed afterwards;
 //   free   - four independent MMAs (four accumulators).
-// N = 8-64 (accumulators within 128 registers per thread). One CTA per SM, 1-4 warpgroups each. Prints `N | warpgroups | shape | ns per chunk per
-// warpgroup | ns per chunk round of the CTA` (median of 10 launches after 2 warm-up launches).
+// N = 8-64 (accumulators within 128 registers per thread). One CTA per SM, 1-4 warpgroups each.
+// Prints `N | warpgroups | shape | ns per chunk per warpgroup | ns per chunk round of the CTA`
+// (median of 10 launches after 2 warm-up launches).
 // The question it answers (docs/hopper-exact-path.md, "What bounds small M"): is a chunk's time
 // at small N the MMAs' own issue and latency, and do warpgroups on one SM share it.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "../src/cuda/sm90/sm90_ptx.cuh"
-#include "hopper_probe.hpp"
 #include "../src/cuda/sm90/sm90_wgmma.cuh"
+#include "hopper_probe.hpp"
 
 namespace {
 using namespace nvfp4::cuda::sm90;

@@ -877,8 +877,8 @@ constexpr Built kBuilt[] = {
 // and issue slots with fewer others.
 Config choose(int64_t m, int64_t n, int sm_count) {
   const int64_t nb = (n + kRowsWG - 1) / kRowsWG;  // 64-row blocks
-  auto one_round = [&](int p) { return (nb + p - 1) / p <= sm_count; };
-  auto rounds = [&](int p) { return ((nb + p - 1) / p + sm_count - 1) / sm_count; };
+  auto rounds = [&](int p) { return ((nb + p - 1) / p + sm_count - 1) / sm_count; };  // of row tiles
+  auto one_round = [&](int p) { return rounds(p) == 1; };
   // Of equal rounds the fewest warpgroups: on mlp_fc1's 448 row blocks (two rounds either way)
   // 32x2x1x1 was 18 % faster than 32x3x1x1, which spills, and 64x2x1x1 as fast as 64x3x1x1
   // (results v6 r8).
