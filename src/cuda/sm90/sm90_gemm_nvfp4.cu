@@ -101,7 +101,9 @@ struct Cfg {
                 "setmaxnreg: the consumers ask for more registers than the producer warpgroup gives back");
 };
 
-// Measurement builds only (-DNVFP4_SM90_TRACE): CTA 0 stamps %globaltimer at each role's steps per
+// Measurement builds only: -DNVFP4_SM90_NO_COPY re-arms the stages without copies after the first
+// ring round (what the ring costs without memory traffic; the output is meaningless), and
+// -DNVFP4_SM90_TRACE: CTA 0 stamps %globaltimer at each role's steps per
 // chunk, and the launcher writes the last launch's stamps to $NVFP4_SM90_TRACE_OUT. Events:
 // 0 copies issued, 1 verdict written, 2 a chunk-sum warpgroup has the stage, 3 its MMAs are done,
 // 4 its sums are in the slot, 5 the applier has the verdict, 6 ... the sums, 7 the chunk applied,
@@ -382,6 +384,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           trace(8, g);
           if (g >= first_round) {
             mbar_wait(&empty[s], pos.phase ^ 1);
+#ifdef NVFP4_SM90_NO_COPY
+            // Measurement build: after the first ring round the stages are re-armed without
+            // copies (the consumers reuse what the first round loaded; the output is meaningless).
+            mbar_arrive(&full[s]);
+            continue;
+#endif
             stage_weight(s, nt, c);
           }
           trace(0, g);
