@@ -30,7 +30,8 @@ inline bool probe_require_hopper(const char* probe, cudaDeviceProp& prop) {
 }
 
 // Median time in ms of `runs` launches after `warm` untimed ones, each bracketed by CUDA events;
-// launch(i) enqueues run i. A negative value: the launches failed (cudaGetLastError).
+// launch(i) enqueues run i. A negative value: the launches failed; the error is left for the
+// caller's cudaGetLastError to report.
 template <class Launch>
 double probe_median_ms(int warm, int runs, Launch&& launch) {
   cudaEvent_t e0, e1;
@@ -48,7 +49,7 @@ double probe_median_ms(int warm, int runs, Launch&& launch) {
   }
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
-  if (cudaGetLastError() != cudaSuccess) return -1.0;
+  if (cudaPeekAtLastError() != cudaSuccess) return -1.0;
   std::sort(ts.begin(), ts.end());
   return ts[ts.size() / 2];
 }

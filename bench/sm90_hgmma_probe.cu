@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     for (int wgs = 1; wgs <= 4; ++wgs) {
       const double ms = nvfp4::bench::probe_median_ms(2, 10, [&](int it) { x.kernel<<<grid, 128 * wgs, smem>>>(d_out, 777u + it); });
       if (ms < 0) {
-        std::printf("N=%d %s: the launches failed\n", x.n, kShapeName[x.shape]);
+        std::printf("N=%d %s: error: %s\n", x.n, kShapeName[x.shape], cudaGetErrorString(cudaGetLastError()));
         return 4;
       }
       const double round_ns = 1e6 * ms / kChunks;

@@ -305,7 +305,7 @@ int main(int argc, char** argv) {
     const double ms =
         nvfp4::bench::probe_median_ms(2, 10, [&](int it) { x.kernel<<<grid, 128 * (x.wgs + 1), x.smem>>>(d_out, 12345u + it); });
     if (ms < 0) {
-      std::printf("%s | the launches failed\n", x.name);
+      std::printf("%s | error: %s\n", x.name, cudaGetErrorString(cudaGetLastError()));
       return 4;
     }
     const double us = 1e3 * ms;

@@ -101,10 +101,10 @@ struct Cfg {
                 "setmaxnreg: the consumers ask for more registers than the producer warpgroup gives back");
 };
 
-// Measurement builds only: -DNVFP4_SM90_NO_COPY re-arms the stages without copies after the first
-// ring round (what the ring costs without memory traffic; the output is meaningless), and
-// -DNVFP4_SM90_TRACE: CTA 0 stamps %globaltimer at each role's steps per
-// chunk, and the launcher writes the last launch's stamps to $NVFP4_SM90_TRACE_OUT. Events:
+// Measurement builds only. -DNVFP4_SM90_NO_COPY re-arms the stages without copies after the first
+// ring round (what the ring costs without memory traffic; the output is meaningless).
+// -DNVFP4_SM90_TRACE: CTA 0 stamps %globaltimer at each role's steps per chunk, and the launcher
+// writes the last launch's stamps to $NVFP4_SM90_TRACE_OUT. Events:
 // 0 copies issued, 1 verdict written, 2 a chunk-sum warpgroup has the stage, 3 its MMAs are done,
 // 4 its sums are in the slot, 5 the applier has the verdict, 6 ... the sums, 7 the chunk applied,
 // 8 the copy thread reaches the stage (before it waits for the stage to be free).
