@@ -126,6 +126,24 @@ TEST(Sm90Layout, WeightBlocksHoldTheFragmentOrderScalesAndTileRecords) {
     }
 }
 
+// NVFP4_SM90_CONFIG and --sm90-config: a name reads back as the configuration it came from, the
+// optional fields keep their defaults, and anything else is refused rather than half-read.
+TEST(Sm90Layout, ConfigurationNamesRoundTripAndRefuseTheRest) {
+  const sm90::Config cases[] = {{128, 2, 1, 1, 1}, {16, 1, 1, 1, 2}, {256, 2, 1, 2, 1}, {32, 1, 1, 1, 3}};
+  const char* names[] = {"128x2x1x1", "16x1x1x1x2", "256x2x1x2", "32x1x1x1x3"};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(cases[i].name(), names[i]);
+    sm90::Config back{0, 0, 0, 0, 0};
+    ASSERT_TRUE(sm90::Config::parse(names[i], back)) << names[i];
+    EXPECT_TRUE(back == cases[i]) << names[i];
+  }
+  for (const char* bad : {"", "128x2x1", "128x2x1x1x", "128x2x1x1y", "128x2x1x1x2x2", "16x1x1x1x2 ", "16x1x1x1r4"}) {
+    sm90::Config c{7, 7, 7, 7, 7};
+    EXPECT_FALSE(sm90::Config::parse(bad, c)) << "'" << bad << "'";
+    EXPECT_TRUE(c == (sm90::Config{7, 7, 7, 7, 7})) << "a refused name leaves the configuration alone: '" << bad << "'";
+  }
+}
+
 TEST(Sm90Layout, TheLauncherPicksOnlyBuiltConfigurations) {
   const std::vector<std::string> built = sm90_configs();
   if (built.empty()) GTEST_SKIP() << "skipped: this build has no CUDA kernels";

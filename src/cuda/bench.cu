@@ -79,12 +79,21 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
         NVFP4_TRY(cublaslt_nvfp4_supported(env));
       }
     }
+  // One timing method for every row of the run, restored on the way out.
+  struct TimingScope {
+    cuda::Timing saved = cuda::timing_mode();
+    explicit TimingScope(bool queued) { cuda::timing_mode() = queued ? cuda::Timing::kQueued : cuda::Timing::kSync; }
+    ~TimingScope() { cuda::timing_mode() = saved; }
+  } timing_scope(opt.queued_timing);
   Json j = Json::object();
   j.set("device", dev.name).set("compute_capability", std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor));
   j.set("sm_count", dev.sm_count).set("driver", ci.driver_version).set("cuda_runtime", ci.runtime_version);
   j.set("commit", opt.commit).set("date", utc_now()).set("command", opt.command).set("activations", opt.activations);
+  j.set("timing", opt.queued_timing ? "queued" : "sync");
   j.set("method", "median of " + std::to_string(opt.iters) + " CUDA-event timings after " + std::to_string(opt.warmup) +
-                      " warm-up runs; weights rotated over copies totalling > 3x L2; baseline cuBLASLt bf16 (F.linear's call) "
+                      (opt.queued_timing ? " warm-up runs, the runs enqueued back to back (GPU time)"
+                                         : " warm-up runs, each run alone after a synchronize (host launch work included)") +
+                      "; weights rotated over copies totalling > 3x L2; baseline cuBLASLt bf16 (F.linear's call) "
                       "of the same shape in the same process");
   Json rows = Json::array();
   print(std::string("shape                              backend          |         us |      TFLOP/s |         GB/s | ratio"));
@@ -290,6 +299,13 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
           unsigned long long c[cuda::Sm90Gemm::kCounts];
           NVFP4_CUDA_TRY(cudaMemcpy(c, counts.get(), sizeof c, cudaMemcpyDeviceToHost));
           NVFP4_ASSIGN_OR_RETURN(double us, cuda::median_us(opt.iters, opt.warmup, run));
+          // The host's share: the mean wall time to enqueue one run (pre-pass and GEMM launches,
+          // argument set-up, tensor map), the GPU left to catch up afterwards.
+          NVFP4_CUDA_TRY(cudaDeviceSynchronize());
+          const auto h0 = std::chrono::steady_clock::now();
+          for (int i = 0; i < opt.iters; ++i) NVFP4_TRY(run(i));
+          const double host_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - h0).count() / opt.iters;
+          NVFP4_CUDA_TRY(cudaDeviceSynchronize());
           // What of `us` is not the kernel.
           NVFP4_ASSIGN_OR_RETURN(double prepass_us, cuda::median_us(opt.iters, opt.warmup, prepass));
           const std::string cfg_name = cfg.name();
@@ -303,10 +319,10 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
           extra.set("tile_test_pass_fraction", thread_chunks > 0 ? 1.0 - static_cast<double>(c[1]) / thread_chunks : 1.0);
           extra.set("fast_fraction", c[0] ? 1.0 - static_cast<double>(c[3]) / static_cast<double>(c[0]) : 1.0);
           extra.set("includes", stream ? "amax + quantize pre-pass + GEMM" : "dequantize-A pre-pass + GEMM");
-          extra.set("prepass_us", prepass_us);
+          extra.set("prepass_us", prepass_us).set("host_enqueue_us", host_us);
           row(name, us, stream ? bytes - static_cast<double>(ha.size() + hsa.size()) + M * K * 2 : bytes, copies, extra);
           char line[160];
-          std::snprintf(line, sizeof line, "%-34s %-16s |   of which the pre-pass alone %.1f us", shape.c_str(), name.c_str(), prepass_us);
+          std::snprintf(line, sizeof line, "%-34s %-16s |   of which the pre-pass alone %.1f us; host enqueue %.1f us", shape.c_str(), name.c_str(), prepass_us, host_us);
           print(line);
         }
       } else {

@@ -25,6 +25,9 @@ const char* kHelp =
     "                      (default: the launcher's choice)\n"
     "  --iters N           timed runs per measurement, median reported (default 30)\n"
     "  --warmup N          untimed runs first (default 5)\n"
+    "  --timing MODE       queued (default: runs enqueued back to back as a forward pass does: GPU time)\n"
+    "                      or sync (each run alone after a synchronize, its host launch work counted); every row\n"
+    "                      of the run, baselines included, is timed the same way\n"
     "  --no-quantizer      skip the quantizer benchmark\n"
     "  --no-gemm           skip the GEMM benchmarks\n"
     "  --commit HASH       recorded in the JSON\n"
@@ -33,7 +36,7 @@ const char* kHelp =
 
 int cmd_bench(int argc, char** argv) {
   auto args = Args::parse(argc, argv, 2, {"no-quantizer", "no-gemm", "help"},
-                          {"rows", "shapes", "backend", "iters", "warmup", "commit", "out", "sm90-config", "activations"});
+                          {"rows", "shapes", "backend", "iters", "warmup", "commit", "out", "sm90-config", "activations", "timing"});
   if (!args.is_ok()) return fail("bench", args.status());
   if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
   BenchOptions opt;
@@ -47,6 +50,11 @@ int cmd_bench(int argc, char** argv) {
   opt.rows = rows.value();
   opt.iters = static_cast<int>(iters.value());
   opt.warmup = static_cast<int>(warm.value());
+  if (args->has("timing")) {
+    const std::string t = args->get("timing");
+    if (t != "sync" && t != "queued") return fail("bench", invalid_argument("--timing must be sync or queued, not '" + t + "'"));
+    opt.queued_timing = t == "queued";
+  }
   opt.quantizer = !args->has("no-quantizer");
   if (args->has("no-gemm")) opt.linears.clear();
   opt.commit = args->get("commit");

@@ -197,10 +197,16 @@ struct Config {
     return ks == 1 ? s : s + "x" + std::to_string(ks);
   }
   static bool parse(const char* s, Config& c) {
+    // Whole-string match: "%dx%dx%dx%d" alone would accept a name followed by anything.
     Config v;
-    char tail = 0;
-    const int got = std::sscanf(s, "%dx%dx%dx%dx%d%c", &v.bm, &v.rw, &v.tw, &v.nh, &v.ks, &tail);
-    if (got != 4 && got != 5) return false;  // four fields: ks keeps its default, 1
+    int used = 0;
+    if (std::sscanf(s, "%dx%dx%dx%d%n", &v.bm, &v.rw, &v.tw, &v.nh, &used) != 4) return false;
+    s += used;
+    if (*s == 'x') {  // ks, otherwise its default 1
+      if (std::sscanf(s, "x%d%n", &v.ks, &used) != 1) return false;
+      s += used;
+    }
+    if (*s != '\0') return false;
     c = v;
     return true;
   }
