@@ -23,7 +23,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -807,26 +806,14 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
       return invalid_argument("sm90 kernel: problem too large for one launch (more than 2^31 tiles or records)");
   }
   NVFP4_ASSIGN_OR_RETURN(CUtensorMap map, make_a_map(p.a16, p.mp, p.chunks * 64, C::BM * C::TW));
-  // The device's shared-memory opt-in and this kernel's attribute, queried and set once per device
-  // (per-call host work counts at small M); a race sets the same value twice.
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> optin_of[kMaxDevices], smem_set[kMaxDevices];
-  int dev = 0;
+  int optin = 0, dev = 0;
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
-  if (dev < 0 || dev >= kMaxDevices) return unsupported("sm90 kernel: device ordinal " + std::to_string(dev) + " above 63");
-  int optin = optin_of[dev].load(std::memory_order_relaxed);
-  if (optin == 0) {
-    NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    optin_of[dev].store(optin, std::memory_order_relaxed);
-  }
+  NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   const int budget = optin - kSmemAlign - 256 - C::kSlotArea;
   const int stages = std::min(kMaxStages, budget / (C::kBytes + 24));
   if (stages < 2) return unsupported("sm90 kernel: not enough shared memory for two pipeline stages");
   const int smem = stages * C::kBytes + C::kSlotArea + 3 * stages * 8 + kSmemAlign;
-  if (smem_set[dev].load(std::memory_order_relaxed) != smem) {
-    NVFP4_CUDA_TRY(cudaFuncSetAttribute(sm90_gemm_nvfp4<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    smem_set[dev].store(smem, std::memory_order_relaxed);
-  }
+  NVFP4_CUDA_TRY(cudaFuncSetAttribute(sm90_gemm_nvfp4<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const int64_t nblocks = (p.n + kRowsWG - 1) / kRowsWG;
   const int64_t tiles = p.mp / (C::BM * C::TW) * ((nblocks + C::RW - 1) / C::RW);
   const int grid = static_cast<int>(std::min<int64_t>(tiles, sm_count));
