@@ -33,8 +33,9 @@ struct BenchOptions {
   int warmup = 5;
   // Every timing of the run (baselines included): true, the runs enqueued back to back, as a
   // forward pass enqueues its layers (GPU time); false, each run alone after a synchronize (its host
-  // launch work counted: cuBLASLt's is 5-10 us, ours 2-4 us before the first kernel starts;
-  // src/cuda/common/timing.hpp). Results before 2026-12-03 were timed alone.
+  // work before the GPU starts counted: on the H200 that made cuBLAS bf16 5-10 us slower at
+  // M <= 128 and the sm90 path 1-4 us; src/cuda/common/timing.hpp). Results before 2026-12-03 were
+  // timed alone.
   bool queued_timing = true;
   bool quantizer = true;
   int64_t quant_rows = 16384, quant_cols = 5376;

@@ -10,8 +10,9 @@
 namespace nvfp4::cuda {
 
 // How median_us times a run, for every measurement of the process (nvfp4 bench --timing):
-//  - sync (default): each run alone, its first event recorded on an idle GPU, so the run's time
-//    includes the host's work to launch it (argument set-up, tensor maps, the launch calls);
+//  - sync (the process default; nvfp4 bench sets its own, queued unless told): each run alone,
+//    its first event recorded on an idle GPU, so the run's time includes the host's work to launch
+//    it (argument set-up, tensor maps, the launch calls);
 //  - queued: the runs enqueued back to back and one synchronize at the end, as a model's forward
 //    pass enqueues its layers; the host is then ahead of the GPU and each run's events bracket its
 //    GPU work only (a host slower than the GPU shows up as gaps inside the bracket).
