@@ -9,6 +9,10 @@
 // in the same process.
 //
 // Prints `shape | config | us | weight GB/s | % of copy | % of read` per configuration.
+// Environment: PROBE_TIMING=queued (runs enqueued back to back, as nvfp4 bench's default; else each
+// run alone after a synchronize), PROBE_PITCH_PAD=B (the weight rows B bytes apart beyond their
+// K/2 bytes: whether the row pitch of the TMA boxes' reads matters; 2-D boxes only),
+// PROBE_ONLY=s1,s2 (only configurations whose name contains one of them).
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -177,9 +181,9 @@ CUtensorMapL2promotion l2_promotion() {
   const char* e = std::getenv("PROBE_L2_PROMOTION");
   return e && std::string(e) == "256" ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
 }
-CUtensorMap map_of(const uint8_t* data, int64_t rows, int64_t pitch, int row_bytes, int box_rows) {
+CUtensorMap map_of(const uint8_t* data, int64_t rows, int64_t width, int64_t pitch, int row_bytes, int box_rows) {
   CUtensorMap m{};
-  const cuuint64_t dims[2] = {cuuint64_t(pitch), cuuint64_t(rows)};
+  const cuuint64_t dims[2] = {cuuint64_t(width), cuuint64_t(rows)};
   const cuuint64_t strides[1] = {cuuint64_t(pitch)};
   const cuuint32_t box[2] = {cuuint32_t(row_bytes), cuuint32_t(box_rows)};
   const cuuint32_t elem[2] = {1, 1};
@@ -217,16 +221,35 @@ int main(int argc, char** argv) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
-  std::printf("device SMs %d, L2 %d bytes; median of %d after 3 warm-ups, weights rotated over copies > 3x L2; L2 promotion %s bytes\n",
-              sms, l2, iters, l2_promotion() == CU_TENSOR_MAP_L2_PROMOTION_L2_256B ? "256" : "128");
+  const char* te = std::getenv("PROBE_TIMING");
+  const bool queued = te && std::string(te) == "queued";
+  const char* pe = std::getenv("PROBE_PITCH_PAD");
+  const int64_t pitch_pad = pe ? std::atoll(pe) : 0;
+  if (pitch_pad < 0 || pitch_pad % 16) {
+    std::fprintf(stderr, "sm120_stream_probe: PROBE_PITCH_PAD must be a multiple of 16 bytes, >= 0\n");
+    return 2;
+  }
+  std::vector<std::string> only;
+  if (const char* oe = std::getenv("PROBE_ONLY")) {
+    std::string v = oe;
+    for (size_t at = 0; at <= v.size();) {
+      const size_t comma = std::min(v.find(',', at), v.size());
+      if (comma > at) only.push_back(v.substr(at, comma - at));
+      at = comma + 1;
+    }
+  }
+  std::printf("device SMs %d, L2 %d bytes; median of %d after 3 warm-ups (%s), weights rotated over copies > 3x L2; L2 promotion %s bytes; "
+              "weight row pitch K/2 + %lld bytes\n",
+              sms, l2, iters, queued ? "runs enqueued back to back" : "each run alone after a synchronize",
+              l2_promotion() == CU_TENSOR_MAP_L2_PROMOTION_L2_256B ? "256" : "128", static_cast<long long>(pitch_pad));
   for (const Shape& sh : shapes) {
-    const int64_t k2 = sh.k / 2, wbytes = sh.n * k2;
+    const int64_t k2 = sh.k / 2, wbytes = sh.n * k2, pitch = k2 + pitch_pad, wmem = sh.n * pitch;
     const int64_t sfw_bytes = (sh.n + 127) / 128 * (sh.k / 64) * kSfBlock;
     const int copies = static_cast<int>(std::max<int64_t>(2, (3LL * l2 + wbytes - 1) / wbytes + 1));
     std::vector<uint8_t*> w(copies), sfw(copies), dst(copies);
     for (int c = 0; c < copies; ++c) {
-      CK(cudaMalloc(&w[c], wbytes));
-      CK(cudaMemset(w[c], 0x11 * (c + 1), wbytes));
+      CK(cudaMalloc(&w[c], wmem));
+      CK(cudaMemset(w[c], 0x11 * (c + 1), wmem));
       CK(cudaMalloc(&sfw[c], sfw_bytes));
       CK(cudaMemset(sfw[c], 0x38, sfw_bytes));
       CK(cudaMalloc(&dst[c], wbytes));
@@ -238,6 +261,26 @@ int main(int argc, char** argv) {
     CK(cudaMemset(sfa, 0x38, (sh.k / 64) * kSfBlock));
     auto time = [&](auto&& launch) {
       std::vector<float> t;
+      if (queued) {
+        std::vector<cudaEvent_t> ev(2 * iters);
+        for (cudaEvent_t& x : ev) CK(cudaEventCreate(&x));
+        for (int i = 0; i < 3; ++i) launch(i % copies);
+        CK(cudaDeviceSynchronize());
+        for (int i = 0; i < iters; ++i) {
+          CK(cudaEventRecord(ev[2 * i]));
+          launch((3 + i) % copies);
+          CK(cudaEventRecord(ev[2 * i + 1]));
+        }
+        CK(cudaDeviceSynchronize());
+        CK(cudaGetLastError());
+        for (int i = 0; i < iters; ++i) {
+          float ms = 0;
+          CK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+          t.push_back(ms * 1000.0f);
+        }
+        for (cudaEvent_t x : ev) CK(cudaEventDestroy(x));
+        return median(t);
+      }
       for (int i = 0; i < iters + 3; ++i) {
         const int c = i % copies;
         CK(cudaEventRecord(e0));
@@ -297,7 +340,9 @@ int main(int argc, char** argv) {
       p.a = a;
       p.sfa = sfa;
       p.sink = sink;
-      if (c.bulk && sh.n % c.tile_n) continue;
+      if (c.bulk && (sh.n % c.tile_n || pitch_pad)) continue;
+      if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& o) { return c.name().find(o) != std::string::npos; }))
+        continue;
       const int threads = 32 * (c.consumer_warps + 1);
       CK(cudaFuncSetAttribute(stream_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, c.smem()));
       int per_sm = 0;
@@ -307,8 +352,8 @@ int main(int argc, char** argv) {
       const int64_t tiles = (sh.n + c.tile_n - 1) / c.tile_n;
       const int grid = static_cast<int>(std::min<int64_t>(tiles, int64_t(sms) * cps));
       std::vector<CUtensorMap> mw(copies);
-      for (int i = 0; i < copies; ++i) mw[i] = map_of(w[i], sh.n, k2, c.row_bytes, c.tile_n);
-      const CUtensorMap ma = map_of(a, 256, k2, c.row_bytes, c.tile_m ? c.tile_m : 8);
+      for (int i = 0; i < copies; ++i) mw[i] = map_of(w[i], sh.n, k2, pitch, c.row_bytes, c.tile_n);
+      const CUtensorMap ma = map_of(a, 256, k2, k2, c.row_bytes, c.tile_m ? c.tile_m : 8);
       const float us = time([&](int i) {
         Args q = p;
         q.w = w[i];
