@@ -539,6 +539,105 @@ TEST(Gpu, Sm90PrePassEqualsTheHostRecords) {
     EXPECT_EQ(badgroup, 0) << "bm " << bm;
   }
 }
+
+// The amax in per-block pieces (no zeroed word, no atomics; the streaming sm90 pre-pass reduces
+// them itself after a programmatic dependent launch) equals the single-word atomic amax and the
+// host's max |x| with NaN skipped, on sizes off the 16-byte vector and the block, an unaligned x,
+// NaN and Inf values and an all-zero x; and the pre-pass makes the same dynamic scale and A' from
+// the pieces as from the word.
+TEST(Gpu, AmaxPartialsEqualTheSingleWordAmax) {
+  REQUIRE_GPU();
+  std::mt19937 rng(71);
+  const int64_t sizes[] = {1, 7, 8, 1000, 333 * 1000 + 3, 2048 * 7168};
+  for (const int64_t n : sizes)
+    for (int variant = 0; variant < 3; ++variant) {  // random with NaN/Inf, all zero, unaligned start
+      std::vector<uint16_t> x(n + 1);
+      for (auto& v : x) v = variant == 1 ? 0 : static_cast<uint16_t>(rng());
+      if (variant != 1) {
+        x[rng() % x.size()] = 0x7FC1;  // NaN: skipped
+        x[rng() % x.size()] = 0xFF80;  // -Inf: the maximum
+      }
+      const uint16_t* host = x.data() + (variant == 2 ? 1 : 0);
+      uint32_t want = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const uint32_t a = host[i] & 0x7FFFu;
+        if (a <= 0x7F80u && a > want) want = a;
+      }
+      DevMem dx(x.size() * 2), word(4), parts(cuda::amax_partial_count(n) * 4);
+      ASSERT_EQ(cudaMemcpy(dx.p, x.data(), x.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+      const uint16_t* dev = dx.as<uint16_t>() + (variant == 2 ? 1 : 0);
+      ASSERT_EQ(cudaMemset(word.p, 0, 4), cudaSuccess);
+      ASSERT_EQ(cudaMemset(parts.p, 0xFF, cuda::amax_partial_count(n) * 4), cudaSuccess);  // every piece must be written
+      ASSERT_TRUE(cuda::launch_amax_bf16(dev, n, word.as<uint32_t>(), nullptr).is_ok());
+      ASSERT_TRUE(cuda::launch_amax_bf16_partials(dev, n, parts.as<uint32_t>(), nullptr).is_ok());
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      uint32_t got_word = 0;
+      std::vector<uint32_t> got_parts(cuda::amax_partial_count(n));
+      ASSERT_EQ(cudaMemcpy(&got_word, word.p, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(got_parts.data(), parts.p, got_parts.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      const uint32_t got = *std::max_element(got_parts.begin(), got_parts.end());
+      EXPECT_EQ(got_word, want) << "n " << n << " variant " << variant;
+      EXPECT_EQ(got, want) << "n " << n << " variant " << variant;
+    }
+  if (!have_sm90()) return;
+  // The pre-pass from bf16 x: scale and A' through the word (amax launched here) and through its
+  // own amax pass on x_amax_partials: in pieces under a programmatic dependent launch (77 x 1000),
+  // and for an activation whose amax takes the full grid, through the word in piece 0 (264 x 8000).
+  for (const auto [m, k] : {std::pair<int64_t, int64_t>{77, 1000}, {264, 8000}}) {
+    const int64_t k64 = (k + 63) / 64 * 64, chunks = k64 / 64, bm = 16, mp = (m + bm - 1) / bm * bm;
+    const auto x = synthetic_activation(m, k, 13, ActivationKind::kOutlierChannels);
+    DevMem dx(x.size() * 2), word(4), parts(cuda::amax_partial_count(m * k) * 4), sx(8);
+    ASSERT_EQ(cudaMemcpy(dx.p, x.data(), x.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+    std::vector<uint16_t> a16[2];
+    float s_x[2] = {0, 0};
+    for (int way = 0; way < 2; ++way) {
+      DevMem da16(mp * k64 * 2), trec(mp * chunks * sizeof(cuda::sm90::TokenRec)),
+          atile((mp / bm) * chunks * sizeof(cuda::sm90::TileRec)), agroup((mp / bm) * chunks * 4 * sizeof(cuda::sm90::TileRec));
+      cuda::Sm90Prep p;
+      p.x = dx.as<uint16_t>();
+      p.k = k;
+      p.s_w = 1.0f;
+      p.s_x_out = sx.as<float>() + way;
+      p.m = m;
+      p.chunks = chunks;
+      p.mp = mp;
+      p.bm = bm;
+      p.a16 = da16.as<uint16_t>();
+      p.trec = trec.as<cuda::sm90::TokenRec>();
+      p.atile = atile.as<cuda::sm90::TileRec>();
+      p.agroup = agroup.as<cuda::sm90::TileRec>();
+      if (way == 0) {
+        ASSERT_EQ(cudaMemset(word.p, 0, 4), cudaSuccess);
+        ASSERT_TRUE(cuda::launch_amax_bf16(p.x, m * k, word.as<uint32_t>(), nullptr).is_ok());
+        p.x_amax = word.as<uint32_t>();
+      } else {
+        ASSERT_EQ(cudaMemset(parts.p, 0xFF, cuda::amax_partial_count(m * k) * 4), cudaSuccess);  // garbage: must be overwritten
+        p.x_amax_partials = parts.as<uint32_t>();
+      }
+      ASSERT_TRUE(cuda::launch_sm90_prep(p, nullptr).is_ok());
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      a16[way].resize(mp * k64);
+      ASSERT_EQ(cudaMemcpy(a16[way].data(), da16.p, a16[way].size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    }
+    ASSERT_EQ(cudaMemcpy(s_x, sx.p, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(f32_bits(s_x[0]), f32_bits(s_x[1])) << m << "x" << k;
+    EXPECT_GT(s_x[1], 0.0f);
+    EXPECT_TRUE(a16[0] == a16[1]) << m << "x" << k;
+  }
+  const int64_t m = 77, k = 1000, chunks = 16, mp = 80, bm = 16;
+  DevMem dx(m * k * 2);
+  // Neither source of a dynamic scale: refused, one line.
+  cuda::Sm90Prep bad;
+  bad.x = dx.as<uint16_t>();
+  bad.k = k;
+  bad.m = m;
+  bad.chunks = chunks;
+  bad.mp = mp;
+  bad.bm = bm;
+  const Status st = cuda::launch_sm90_prep(bad, nullptr);
+  EXPECT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find("x_amax"), std::string::npos);
+}
 #endif
 
 TEST(Gpu, Sm90StreamingWithNanInfActivationsAndStaticScale) {

@@ -186,16 +186,13 @@ Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& a) {
   NVFP4_TRY(scope.enter(w.device));
   NVFP4_ASSIGN_OR_RETURN(DeviceProps props, props_of(w.device));
   const auto stream = static_cast<cudaStream_t>(a.stream);
-  StreamBuffer<uint32_t> damax(stream);
-  NVFP4_TRY(damax.alloc(1));
-  NVFP4_CUDA_TRY(cudaMemsetAsync(damax.get(), 0, 4, stream));
-  if (a.s_static == 0.0f) NVFP4_TRY(cuda::launch_amax_bf16(a.x, a.m * a.k, damax.get(), stream));
-
   if (w.kernel == GpuGemmKernel::kSm90) {
-    cuda::Sm90Prep prep;
+    StreamBuffer<uint32_t> dpartials(stream);
+    NVFP4_TRY(dpartials.alloc(static_cast<size_t>(cuda::amax_partial_count(a.m * a.k))));
+    cuda::Sm90Prep prep;  // the pre-pass runs the amax itself (x_amax_partials)
     prep.x = a.x;
     prep.k = a.k;
-    prep.x_amax = damax.get();
+    prep.x_amax_partials = dpartials.get();
     prep.s_static = a.s_static;
     prep.s_w = w.s_w;
     StreamBuffer<float> dalpha(stream);
@@ -205,6 +202,10 @@ Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& a) {
                            stream);
   }
 
+  StreamBuffer<uint32_t> damax(stream);
+  NVFP4_TRY(damax.alloc(1));
+  NVFP4_CUDA_TRY(cudaMemsetAsync(damax.get(), 0, 4, stream));
+  NVFP4_TRY(cuda::launch_amax_bf16(a.x, a.m * a.k, damax.get(), stream));  // a static input scale is sm90's alone (checked above)
   const auto& sw = static_cast<const Sm120Weight&>(w);
   StreamBuffer<float> draw(stream);  // the SM120 kernel always writes raw
   if (!a.raw) NVFP4_TRY(draw.alloc(static_cast<size_t>(a.m * w.n)));

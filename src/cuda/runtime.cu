@@ -298,19 +298,17 @@ Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k,
   NVFP4_TRY(check_kernel_runs_here(kernel, dev));
   if (kernel == GpuGemmKernel::kSm90) {
     cuda::DeviceBuffer<uint16_t> dx, dbias;
-    cuda::DeviceBuffer<uint32_t> damax;
+    cuda::DeviceBuffer<uint32_t> dpartials;
     cuda::DeviceBuffer<float> dalpha, dsx;
     NVFP4_TRY(upload(dx, x, static_cast<size_t>(m * k)));
     if (bias) NVFP4_TRY(upload(dbias, bias, static_cast<size_t>(w.geom.rows)));
-    NVFP4_TRY(damax.alloc(1));
+    NVFP4_TRY(dpartials.alloc(static_cast<size_t>(cuda::amax_partial_count(m * k))));
     NVFP4_TRY(dalpha.alloc(1));
     NVFP4_TRY(dsx.alloc(1));
-    NVFP4_CUDA_TRY(cudaMemset(damax.get(), 0, 4));
-    if (s_static == 0.0f) NVFP4_TRY(cuda::launch_amax_bf16(dx.get(), m * k, damax.get(), nullptr));
-    cuda::Sm90Prep prep;
+    cuda::Sm90Prep prep;  // the pre-pass runs the amax itself (x_amax_partials)
     prep.x = dx.get();
     prep.k = k;
-    prep.x_amax = damax.get();
+    prep.x_amax_partials = dpartials.get();
     prep.s_static = s_static;
     prep.s_w = w.global_scale;
     prep.alpha_out = dalpha.get();

@@ -66,6 +66,12 @@ __host__ __device__ inline void slice_chunks(const GemmOperands& op, int s, int6
 
 // *amax_bits = the bf16 pattern of max |x| over x [n] (NaN skipped); *amax_bits must start at 0.
 Status launch_amax_bf16(const uint16_t* x, int64_t n, uint32_t* amax_bits, cudaStream_t stream);
+// The same maximum in amax_partial_count(n) pieces, partials[b] = block b's (no zeroed word, no
+// atomics: their maximum is *amax_bits's value, the max being exact in any order). The kernel lets a
+// programmatic dependent launch start at once (griddepcontrol.launch_dependents).
+constexpr int64_t kAmaxMaxBlocks = 1024;  // the amax pass's grid at most (one atomic or one piece per block)
+int64_t amax_partial_count(int64_t n);
+Status launch_amax_bf16_partials(const uint16_t* x, int64_t n, uint32_t* partials, cudaStream_t stream);
 
 Status launch_gemm_model(const GemmOperands& op, cudaStream_t stream);
 // emulate: the MMA instruction replaced by its exact software emulation (runs on any GPU).
@@ -90,6 +96,10 @@ struct Sm90Prep {
   const uint16_t* x = nullptr;
   int64_t k = 0;                    // x's columns
   const uint32_t* x_amax = nullptr;
+  // Or workspace for launch_sm90_prep's own amax pass (amax_partial_count(m * k) words; used when
+  // x_amax is null): per-block maxima that the pre-pass reduces after a programmatic dependent
+  // launch where the activation is small, the single word in its first entry otherwise.
+  uint32_t* x_amax_partials = nullptr;
   float s_static = 0.0f, s_w = 0.0f;
   float* alpha_out = nullptr;
   float* s_x_out = nullptr;

@@ -19,7 +19,25 @@ namespace {
 
 constexpr int kMaxBm = 256;  // tokens per block: the tallest warpgroup tile
 
-__global__ void __launch_bounds__(4 * kMaxBm) sm90_prep_a(Sm90Prep p) {
+// max over the partial amax words, every thread of the CTA calling: the dynamic scale's amax.
+__device__ uint32_t cta_amax(const uint32_t* partials, int count) {
+  uint32_t m = 0;
+  for (int i = threadIdx.x; i < count; i += blockDim.x) m = max(m, partials[i]);
+  m = __reduce_max_sync(0xFFFFFFFFu, m);
+  __shared__ uint32_t warp_max[4 * kMaxBm / 32];
+  if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = m;
+  __syncthreads();
+  m = 0;
+  for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w) m = max(m, warp_max[w]);
+  return m;
+}
+
+// kPartials: the dynamic scale's amax from the amax_partials words of x_amax_partials (written by
+// the grid this one follows as a programmatic dependent launch), else from *x_amax. Two
+// instantiations: the extra reduction cost the other paths' pre-pass 3-5 % at 4096 tokens when
+// both lived in one kernel (H200, results v10).
+template <bool kPartials>
+__global__ void __launch_bounds__(4 * kMaxBm) sm90_prep_a(Sm90Prep p, int amax_partials) {
   sm90::launch_dependents();  // the GEMM may start now: it waits for this grid before reading its outputs
   // Four threads per token: thread (i, g) handles K block g (16 values) of token i's chunk, so the
   // four threads of a token read and write its 128-byte row chunk together.
@@ -33,7 +51,16 @@ __global__ void __launch_bounds__(4 * kMaxBm) sm90_prep_a(Sm90Prep p) {
     // comfy-cuda recipe (§2.1) on the token's 16 values of block g; zeros past K as the
     // quantizer's padding; blocks starting at or past K16 do not exist in the tensor: scale 0.
     float s = p.s_static;
-    if (s <= 0.0f) s = dynamic_global_scale(*p.x_amax);
+    if (s <= 0.0f) {
+      // The partials come from the grid before this one (a programmatic dependent launch): wait
+      // for it to finish. Every thread of the CTA gets here, as cta_amax needs.
+      if constexpr (kPartials) {
+        sm90::wait_prerequisites();
+        s = dynamic_global_scale(cta_amax(p.x_amax_partials, amax_partials));
+      } else {
+        s = dynamic_global_scale(*p.x_amax);
+      }
+    }
     if (tile == 0 && c == 0 && threadIdx.x == 0) {
       if (p.alpha_out) *p.alpha_out = __fmul_rn(s, p.s_w);  // f32_rn(s_x * s_w), §2.4
       if (p.s_x_out) *p.s_x_out = s;
@@ -155,8 +182,40 @@ Status launch_sm90_prep(const Sm90Prep& p, cudaStream_t stream) {
   if (p.mp < p.m || p.mp % p.bm != 0) return invalid_argument("sm90 pre-pass: padded rows must be a multiple of the block, >= m");
   const int64_t tiles = p.mp / p.bm;
   if (tiles > 0x7FFFFFFF || p.chunks > 65535) return invalid_argument("sm90 pre-pass: activation too large for one launch");
-  sm90_prep_a<<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(p.chunks)), 4 * p.bm, 0, stream>>>(p);
-  NVFP4_CUDA_LAUNCH_TRY("sm90_prep_a");
+  const bool dynamic = p.x && p.s_static <= 0.0f;
+  if (dynamic && !p.x_amax && !p.x_amax_partials)
+    return invalid_argument("sm90 pre-pass: a dynamic scale needs x_amax or x_amax_partials");
+  const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.chunks));
+  const int64_t parts = amax_partial_count(p.m * p.k);
+  // x_amax_partials (and no x_amax), a small activation: the amax in pieces, then the pre-pass as its
+  // programmatic dependent (its CTAs start as the amax's last blocks end, no launch gap, and wait
+  // for it before reading the pieces): 1-2 us faster per call up to 128 tokens. A large one (the
+  // amax at its kMaxBlocks) takes the single word in piece 0 (zeroed, atomic maxima, plain
+  // launch): the pieces made the pre-pass 3-8 % slower at 4096 tokens (H200, results v10).
+  if (dynamic && !p.x_amax && p.x_amax_partials && parts < kAmaxMaxBlocks) {
+    NVFP4_TRY(launch_amax_bf16_partials(p.x, p.m * p.k, p.x_amax_partials, stream));
+  } else {
+    Sm90Prep q = p;
+    if (dynamic && !p.x_amax) {
+      NVFP4_CUDA_TRY(cudaMemsetAsync(p.x_amax_partials, 0, 4, stream));
+      NVFP4_TRY(launch_amax_bf16(p.x, p.m * p.k, p.x_amax_partials, stream));
+      q.x_amax = p.x_amax_partials;
+    }
+    sm90_prep_a<false><<<grid, 4 * p.bm, 0, stream>>>(q, 0);
+    NVFP4_CUDA_LAUNCH_TRY("sm90_prep_a");
+    return Status::ok();
+  }
+  cudaLaunchConfig_t lc{};
+  lc.gridDim = grid;
+  lc.blockDim = dim3(static_cast<unsigned>(4 * p.bm));
+  lc.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  lc.attrs = attr;
+  lc.numAttrs = 1;
+  NVFP4_CUDA_TRY(cudaLaunchKernelEx(&lc, sm90_prep_a<true>, p, static_cast<int>(parts)));
+  NVFP4_CUDA_LAUNCH_TRY("sm90_prep_a<partials>");
   return Status::ok();
 }
 
