@@ -370,6 +370,26 @@ struct DevMem {
   template <typename T>
   T* as() const { return static_cast<T*>(p); }
 };
+
+// The sm90 pre-pass's outputs for m tokens (mp padded, blocks of bm) and `chunks` k64 chunks, and
+// its arguments with that geometry (the input side is the caller's).
+struct PrepOutputs {
+  int64_t m, chunks, mp, bm;
+  DevMem a16{static_cast<size_t>(mp * chunks * 64 * 2)}, trec{mp * chunks * sizeof(cuda::sm90::TokenRec)},
+      atile{(mp / bm) * chunks * sizeof(cuda::sm90::TileRec)}, agroup{(mp / bm) * chunks * 4 * sizeof(cuda::sm90::TileRec)};
+  cuda::Sm90Prep args() const {
+    cuda::Sm90Prep p;
+    p.m = m;
+    p.chunks = chunks;
+    p.mp = mp;
+    p.bm = static_cast<int>(bm);
+    p.a16 = a16.as<uint16_t>();
+    p.trec = trec.as<cuda::sm90::TokenRec>();
+    p.atile = atile.as<cuda::sm90::TileRec>();
+    p.agroup = agroup.as<cuda::sm90::TileRec>();
+    return p;
+  }
+};
 }  // namespace
 
 // The device-pointer path a Python/torch caller takes (prepare_weight_gpu_device, matmul_gpu_device,
@@ -475,19 +495,11 @@ TEST(Gpu, Sm90PrePassEqualsTheHostRecords) {
   ASSERT_EQ(cudaMemcpy(ds.p, sf.data(), sf.size(), cudaMemcpyHostToDevice), cudaSuccess);
   for (int bm : {16, 32, 64, 128, 256}) {
     const int64_t mp = (m + bm - 1) / bm * bm, blocks = mp / bm;
-    DevMem a16(mp * k64 * 2), trec(mp * chunks * sizeof(cuda::sm90::TokenRec)), atile(blocks * chunks * sizeof(cuda::sm90::TileRec)),
-        agroup(blocks * chunks * 4 * sizeof(cuda::sm90::TileRec));
-    cuda::Sm90Prep p;
+    const PrepOutputs out{m, chunks, mp, bm};
+    const DevMem &a16 = out.a16, &trec = out.trec, &atile = out.atile, &agroup = out.agroup;
+    cuda::Sm90Prep p = out.args();
     p.a = da.as<uint8_t>();
     p.sfa = ds.as<uint8_t>();
-    p.m = m;
-    p.chunks = chunks;
-    p.mp = mp;
-    p.bm = bm;
-    p.a16 = a16.as<uint16_t>();
-    p.trec = trec.as<cuda::sm90::TokenRec>();
-    p.atile = atile.as<cuda::sm90::TileRec>();
-    p.agroup = agroup.as<cuda::sm90::TileRec>();
     ASSERT_TRUE(cuda::launch_sm90_prep(p, nullptr).is_ok());
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     std::vector<uint16_t> g16(mp * k64);
@@ -591,21 +603,12 @@ TEST(Gpu, AmaxPartialsEqualTheSingleWordAmax) {
     std::vector<uint16_t> a16[2];
     float s_x[2] = {0, 0};
     for (int way = 0; way < 2; ++way) {
-      DevMem da16(mp * k64 * 2), trec(mp * chunks * sizeof(cuda::sm90::TokenRec)),
-          atile((mp / bm) * chunks * sizeof(cuda::sm90::TileRec)), agroup((mp / bm) * chunks * 4 * sizeof(cuda::sm90::TileRec));
-      cuda::Sm90Prep p;
+      const PrepOutputs out{m, chunks, mp, bm};
+      cuda::Sm90Prep p = out.args();
       p.x = dx.as<uint16_t>();
       p.k = k;
       p.s_w = 1.0f;
       p.s_x_out = sx.as<float>() + way;
-      p.m = m;
-      p.chunks = chunks;
-      p.mp = mp;
-      p.bm = bm;
-      p.a16 = da16.as<uint16_t>();
-      p.trec = trec.as<cuda::sm90::TokenRec>();
-      p.atile = atile.as<cuda::sm90::TileRec>();
-      p.agroup = agroup.as<cuda::sm90::TileRec>();
       if (way == 0) {
         ASSERT_EQ(cudaMemset(word.p, 0, 4), cudaSuccess);
         ASSERT_TRUE(cuda::launch_amax_bf16(p.x, m * k, word.as<uint32_t>(), nullptr).is_ok());
@@ -617,7 +620,7 @@ TEST(Gpu, AmaxPartialsEqualTheSingleWordAmax) {
       ASSERT_TRUE(cuda::launch_sm90_prep(p, nullptr).is_ok());
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       a16[way].resize(mp * k64);
-      ASSERT_EQ(cudaMemcpy(a16[way].data(), da16.p, a16[way].size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(a16[way].data(), out.a16.p, a16[way].size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
     }
     ASSERT_EQ(cudaMemcpy(s_x, sx.p, 8, cudaMemcpyDeviceToHost), cudaSuccess);
     EXPECT_EQ(f32_bits(s_x[0]), f32_bits(s_x[1])) << m << "x" << k;
