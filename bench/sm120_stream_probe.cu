@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "../src/cuda/common/timing.hpp"
 #include "../src/cuda/sm120/sm120_ptx.cuh"
 
 namespace {
@@ -197,11 +198,6 @@ CUtensorMap map_of(const uint8_t* data, int64_t rows, int64_t width, int64_t pit
   return m;
 }
 
-float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -218,11 +214,9 @@ int main(int argc, char** argv) {
                           {"fc2 5376x14336", 5376, 14336}};
   uint32_t* sink;
   CK(cudaMalloc(&sink, 4096 * sizeof(uint32_t)));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
   const char* te = std::getenv("PROBE_TIMING");
   const bool queued = te && std::string(te) == "queued";
+  nvfp4::cuda::timing_mode() = queued ? nvfp4::cuda::Timing::kQueued : nvfp4::cuda::Timing::kSync;
   const char* pe = std::getenv("PROBE_PITCH_PAD");
   const int64_t pitch_pad = pe ? std::atoll(pe) : 0;
   if (pitch_pad < 0 || pitch_pad % 16) {
@@ -259,40 +253,18 @@ int main(int argc, char** argv) {
     CK(cudaMemset(a, 0x22, 256 * k2));
     CK(cudaMalloc(&sfa, (sh.k / 64) * kSfBlock));
     CK(cudaMemset(sfa, 0x38, (sh.k / 64) * kSfBlock));
+    // Median of `iters` runs after 3 warm-ups, timed as nvfp4 bench times (cuda::median_us).
     auto time = [&](auto&& launch) {
-      std::vector<float> t;
-      if (queued) {
-        std::vector<cudaEvent_t> ev(2 * iters);
-        for (cudaEvent_t& x : ev) CK(cudaEventCreate(&x));
-        for (int i = 0; i < 3; ++i) launch(i % copies);
-        CK(cudaDeviceSynchronize());
-        for (int i = 0; i < iters; ++i) {
-          CK(cudaEventRecord(ev[2 * i]));
-          launch((3 + i) % copies);
-          CK(cudaEventRecord(ev[2 * i + 1]));
-        }
-        CK(cudaDeviceSynchronize());
-        CK(cudaGetLastError());
-        for (int i = 0; i < iters; ++i) {
-          float ms = 0;
-          CK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
-          t.push_back(ms * 1000.0f);
-        }
-        for (cudaEvent_t x : ev) CK(cudaEventDestroy(x));
-        return median(t);
+      const nvfp4::Result<double> us = nvfp4::cuda::median_us(iters, 3, [&](int i) -> nvfp4::Status {
+        launch(i % copies);
+        NVFP4_CUDA_LAUNCH_TRY("a probe run");
+        return nvfp4::Status::ok();
+      });
+      if (!us.is_ok()) {
+        std::fprintf(stderr, "sm120_stream_probe: %s\n", us.status().message().c_str());
+        std::exit(1);
       }
-      for (int i = 0; i < iters + 3; ++i) {
-        const int c = i % copies;
-        CK(cudaEventRecord(e0));
-        launch(c);
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaGetLastError());
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (i >= 3) t.push_back(ms * 1000.0f);
-      }
-      return median(t);
+      return static_cast<float>(us.value());
     };
     const float copy_us = time([&](int c) { CK(cudaMemcpyAsync(dst[c], w[c], wbytes, cudaMemcpyDeviceToDevice)); });
     const double copy_gbs = 2.0 * wbytes / copy_us * 1e-3;

@@ -67,8 +67,8 @@ __host__ __device__ inline void slice_chunks(const GemmOperands& op, int s, int6
 // *amax_bits = the bf16 pattern of max |x| over x [n] (NaN skipped); *amax_bits must start at 0.
 Status launch_amax_bf16(const uint16_t* x, int64_t n, uint32_t* amax_bits, cudaStream_t stream);
 // The same maximum in amax_partial_count(n) pieces, partials[b] = block b's (no zeroed word, no
-// atomics: their maximum is *amax_bits's value, the max being exact in any order). The kernel lets a
-// programmatic dependent launch start at once (griddepcontrol.launch_dependents).
+// atomics: their maximum is *amax_bits's value, the max being exact in any order). Each block
+// lets a programmatic dependent launch start as it ends (griddepcontrol.launch_dependents).
 constexpr int64_t kAmaxMaxBlocks = 1024;  // the amax pass's grid at most (one atomic or one piece per block)
 int64_t amax_partial_count(int64_t n);
 Status launch_amax_bf16_partials(const uint16_t* x, int64_t n, uint32_t* partials, cudaStream_t stream);

@@ -1,7 +1,7 @@
 // max |x| over a bf16 tensor, NaN skipped: the reduction behind the dynamic activation scale
 // (docs/numerics.md §2.4). On sign-cleared bf16 patterns integer order is value order, so the max is an
 // unsigned max and the result is exact (in any order). 16-byte loads where x is 16-byte aligned; one
-// atomicMax per block, and at most kMaxBlocks blocks: atomics on one address serialise in L2 (with
+// atomicMax per block, and at most kAmaxMaxBlocks blocks: atomics on one address serialise in L2 (with
 // one per warp over up to 4096 blocks the streaming pre-pass was 19-32 us above the plain one at
 // M = 128 on the H200, 5 us after; docs/hopper-exact-path.md). Or one piece per block, no atomics
 // and no zeroed word, for a pre-pass that reduces the pieces itself (sm90_prep_a.cu).
@@ -17,7 +17,6 @@ namespace nvfp4::cuda {
 
 namespace {
 constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = kAmaxMaxBlocks;
 
 __device__ __forceinline__ uint32_t max_finite(uint32_t m, uint32_t bits) {
   const uint32_t a = bits & 0x7FFFu;
@@ -63,7 +62,7 @@ __global__ void __launch_bounds__(kThreads) sm_any_amax_bf16(const uint16_t* x, 
 }  // namespace
 
 int64_t amax_partial_count(int64_t n) {
-  return std::max<int64_t>(std::min<int64_t>((n / 8 + kThreads - 1) / kThreads, kMaxBlocks), 1);
+  return std::max<int64_t>(std::min<int64_t>((n / 8 + kThreads - 1) / kThreads, kAmaxMaxBlocks), 1);
 }
 
 Status launch_amax_bf16(const uint16_t* x, int64_t n, uint32_t* amax_bits, cudaStream_t stream) {

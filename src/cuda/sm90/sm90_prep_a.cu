@@ -34,8 +34,8 @@ __device__ uint32_t cta_amax(const uint32_t* partials, int count) {
 
 // kPartials: the dynamic scale's amax from the amax_partials words of x_amax_partials (written by
 // the grid this one follows as a programmatic dependent launch), else from *x_amax. Two
-// instantiations: the extra reduction cost the other paths' pre-pass 3-5 % at 4096 tokens when
-// both lived in one kernel (H200, results v10).
+// instantiations: with both in one kernel the packed-A pre-pass, which never reads the pieces, was
+// about 5 % slower at 4096 tokens (H200, results v10).
 template <bool kPartials>
 __global__ void __launch_bounds__(4 * kMaxBm) sm90_prep_a(Sm90Prep p, int amax_partials) {
   sm90::launch_dependents();  // the GEMM may start now: it waits for this grid before reading its outputs
@@ -190,8 +190,9 @@ Status launch_sm90_prep(const Sm90Prep& p, cudaStream_t stream) {
   // x_amax_partials (and no x_amax), a small activation: the amax in pieces, then the pre-pass as its
   // programmatic dependent (its CTAs start as the amax's last blocks end, no launch gap, and wait
   // for it before reading the pieces): 1-2 us faster per call up to 128 tokens. A large one (the
-  // amax at its kMaxBlocks) takes the single word in piece 0 (zeroed, atomic maxima, plain
-  // launch): the pieces made the pre-pass 3-8 % slower at 4096 tokens (H200, results v10).
+  // amax at its kAmaxMaxBlocks) takes the single word in piece 0 (zeroed, atomic maxima, plain
+  // launch): the pieces (measured with both paths in one kernel) made the streaming pre-pass 7-8 %
+  // slower at 4096 tokens (H200, results v10).
   if (dynamic && !p.x_amax && p.x_amax_partials && parts < kAmaxMaxBlocks) {
     NVFP4_TRY(launch_amax_bf16_partials(p.x, p.m * p.k, p.x_amax_partials, stream));
   } else {
