@@ -49,6 +49,18 @@ constexpr int kRasterGroup = 8;   // token tiles swept together over the row til
 // its own thread's accesses (and racecheck follows it). One arrive per warp after __syncwarp, or
 // one per warpgroup after a named barrier, were measured no faster (2026-12-02, H200).
 constexpr int kArrivalsPerWarpgroup = 128;
+// Copy threads per CTA (Cfg::kCopyThreads), each in its own warp of the producer warpgroup: one
+// issues the weight blocks, one the A' box, one the token-block records (with one, a single thread
+// issues all three). A thread spends ~190 ns per stage on its barrier wait and one copy and ~100 ns
+// on each further copy (traces, results v11), so one thread for all three issued a stage per
+// ~320 ns at M = 16: one of the bounds of the K-split tiles. Three were 1-2 % faster at M = 4096
+// (128x2x1x1) and 0-2 % slower on 64x1x2x1 and 128x3x1x2 at M = 128 (results v11 r3, r7, r8), so
+// the K-split and the one-chain 128-token tiles take three, the rest one.
+// -DNVFP4_SM90_COPY_THREADS=1 builds one everywhere (a measurement build).
+#ifndef NVFP4_SM90_COPY_THREADS
+#define NVFP4_SM90_COPY_THREADS 3
+#endif
+static_assert(NVFP4_SM90_COPY_THREADS == 1 || NVFP4_SM90_COPY_THREADS == 3, "one copy thread, or one per kind of copy");
 
 template <int BM_, int RW_, int TW_, int NH_, int KS_ = 1>
 struct Cfg {
@@ -66,20 +78,36 @@ struct Cfg {
   // setmaxnreg.inc only takes what setmaxnreg.dec gave back to the CTA's pool: the kernel starts
   // with the launch bound's registers per thread (kEntryRegs), and asking for more than the
   // producer released blocks forever (seen: a hang with four consumer warpgroups at 112).
+  static constexpr int kCopyThreads = NVFP4_SM90_COPY_THREADS == 3 && (KS > 1 || (BM >= 128 && NH == 1)) ? 3 : 1;
   static constexpr int kEntryRegs = (65536 / kThreads > 255 ? 255 : 65536 / kThreads) / 8 * 8;
-  static constexpr int kProducerRegs = 40;
-  // With KS > 1 the tile is small (BM <= 64) and every warpgroup fits in the launch bound's share.
-  static constexpr bool kRealloc = KS == 1 && P > 1;
-  static constexpr int kConsumerRegs = !kRealloc ? kEntryRegs : (P <= 2 ? 232 : (P == 3 ? 152 : 104));
+  static constexpr int kProducerRegs = KS == 1 ? 40 : 72;
+  // With KS > 1 the chunk-sum warpgroups keep the launch bound's share (a small tile's chain fits
+  // it) and the applier takes what the producer gives back: its loop keeps two chunks' verdicts and
+  // sums besides the accumulators, and the inlined fallback around it spilled that loop state at the
+  // launch bound's 128 registers (KS = 2).
+  static constexpr bool kRealloc = P > 1;
+  static constexpr int kConsumerRegs =
+      !kRealloc ? kEntryRegs
+                : (KS > 1 ? (2 * kEntryRegs - kProducerRegs > 248 ? 248 : 2 * kEntryRegs - kProducerRegs) / 8 * 8
+                          : (P <= 2 ? 232 : (P == 3 ? 152 : 104)));
   // Arrivals that release a stage: every thread of every consumer warpgroup that reads it (with
-  // KS > 1: the chunk's chunk-sum warpgroup and the applier, whose fallback reads the operands).
-  static constexpr int kEmptyArrivals = kArrivalsPerWarpgroup * (KS == 1 ? P : 2);
-  // KS > 1: chunk c's sums go through slot c mod kSlots (fp32, 64 rows x BM tokens, float4 i of
-  // consumer thread x at [i][x]: conflict-free), so KS warpgroups can run up to a slot round ahead
-  // of the applier.
-  static constexpr int kSlots = KS == 1 ? 0 : (KS == 2 ? 4 : 8);
+  // KS > 1: the chunk's chunk-sum warpgroup and its verdict lane; the applier holds no stage, its
+  // fallback reads the chunk's operands from global memory, so the ring runs ahead of it by
+  // the slots, not by the stages it would hold).
+  static constexpr int kEmptyArrivals = KS == 1 ? kArrivalsPerWarpgroup * P : kArrivalsPerWarpgroup + 1;
+  // KS > 1: chunk g's sums (fp32, 64 rows x BM tokens, float4 i of consumer thread x at [i][x]:
+  // conflict-free) and its verdict go through slot g mod kSlots. The slots come in kGroups groups of
+  // kGroup consecutive chunks with one pair of mbarriers each (sum_full: every chunk's sums and
+  // verdict written; sum_empty: the applier has loaded them), so the applier waits once per group
+  // and loads chunk g + 1 while it applies chunk g: its per-chunk step is loads and adds, not
+  // barrier round trips (a barrier per chunk held it at ~320 ns per chunk, results v5 r1).
+  static constexpr int kSlots = KS == 1 ? 0 : (BM <= 32 ? 16 : 8);
+  static constexpr int kGroup = KS == 1 ? 1 : kSlots / 2;  // the applier drains one group while the other fills
+  static constexpr int kGroups = KS == 1 ? 0 : kSlots / kGroup;
   static constexpr int kSlotBytes = KS == 1 ? 0 : 64 * BM * 4;
-  static constexpr int kSlotArea = kSlots * (kSlotBytes + 16);  // the slots and their two mbarriers each
+  // Per group: kGroup x (kArrivalsPerWarpgroup chunk-sum threads + one verdict lane).
+  static constexpr int kSumArrivals = kGroup * (kArrivalsPerWarpgroup + 1);
+  static constexpr int kSlotArea = kSlots * (kSlotBytes + 16) + kGroups * 16;  // sums, verdicts, two mbarriers per group
   // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block
   // records (these three by the copy engine), then P verdicts (written by the verdict warp).
   static constexpr int kA = 0;
@@ -91,13 +119,16 @@ struct Cfg {
                 "one to four consumer warpgroups per CTA, or two to four chunk-sum warpgroups and an applier");
   static_assert(KS == 1 || (RW == 1 && TW == 1 && NH == 1 && BM <= 64),
                 "a K-split CTA owns one tile of at most 64 tokens, in one chain");
-  static_assert(KS == 1 || (kSlots & (kSlots - 1)) == 0, "slot index and phase by shifts: a power of two");
+  static_assert(KS == 1 || ((kSlots & (kSlots - 1)) == 0 && (kGroup & (kGroup - 1)) == 0 && kGroup <= kSlots),
+                "slot and group index and phase by shifts: powers of two");
+  static_assert(kSumArrivals < (1 << 20), "an mbarrier counts at most 2^20 - 1 arrivals");
+  static_assert(KS == 1 || kGroup <= 16, "a K-split verdict round is one lane of warp 1 per chunk of a group");
   static_assert(NH == 1 || NH == 2, "a warpgroup's tokens in one chain or two");
   static_assert(BN % 8 == 0 && BN >= 8 && BN <= 128, "wgmma N (tokens per chain) is a multiple of 8, at most 128 here");
   static_assert(TW * BM <= 256, "the A' tile is one TMA box: at most 256 rows");
   static_assert(kW % kSmemAlign == 0 && (BM * 128) % kSmemAlign == 0 && (BN * 128) % kSmemAlign == 0,
                 "every B operand starts on a 1024-byte swizzle atom");
-  static_assert(!kRealloc || (kConsumerRegs - kEntryRegs) * 128 * P <= (kEntryRegs - kProducerRegs) * 128,
+  static_assert(!kRealloc || (kConsumerRegs - kEntryRegs) * 128 * (KS > 1 ? 1 : P) <= (kEntryRegs - kProducerRegs) * 128,
                 "setmaxnreg: the consumers ask for more registers than the producer warpgroup gives back");
 };
 
@@ -106,7 +137,8 @@ struct Cfg {
 // -DNVFP4_SM90_TRACE: CTA 0 stamps %globaltimer at each role's steps per chunk, and the launcher
 // writes the last launch's stamps to $NVFP4_SM90_TRACE_OUT. Events:
 // 0 copies issued, 1 verdict written, 2 a chunk-sum warpgroup has the stage, 3 its MMAs are done,
-// 4 its sums are in the slot, 5 the applier has the verdict, 6 ... the sums, 7 the chunk applied,
+// 4 its sums are in the slot, 5 the consumer has the verdict (K-split applier: the chunk's group,
+// stamped at the group's first chunk), 6 the applier has loaded the sums, 7 the chunk applied,
 // 8 the copy thread reaches the stage (before it waits for the stage to be free).
 #ifdef NVFP4_SM90_TRACE
 constexpr int kTraceEvents = 9, kTraceChunks = 4096;
@@ -191,8 +223,9 @@ __device__ __forceinline__ float abs_max(const float (&v)[N]) {
 
 // ---- the fallback: thread-group test, per-element tests, §3 model -----------------------------
 struct Fallback {
-  const uint8_t* a_tile;      // the warpgroup's token block in the stage (BM x 64 f16, swizzled)
-  const uint8_t* wblock;      // the warpgroup's weight block in the stage
+  const uint8_t* a_tile;      // the warpgroup's token block of the chunk (BM x 64 f16): in the stage or global memory
+  int64_t a_pitch;            // 0: a_tile is the stage's (128-byte rows, swizzled); else its global row pitch in bytes
+  const uint8_t* wblock;      // the warpgroup's weight block (the stage's or global memory's: the same bytes)
   const TokenRec* trec;       // this token block's records of this chunk [BM]
   const TileRec* group;       // this thread's group record of this chunk
   int run_lo;                 // the warpgroup's running min of La + Lb (this chunk included)
@@ -203,8 +236,8 @@ struct Fallback {
 // §3 for one element from the operands in shared memory: exact fp32 block sums of the folded
 // products (each partial sum is a multiple of 2^(ea+eb-8) below 2^(ea+eb+12): 20 bits), turned
 // into the model's integer terms, then mma_combine. acc and the result in value units.
-__device__ __forceinline__ float slow_element(const uint8_t* a_tile, int mi, const uint8_t* wblock, int rw, uint32_t sfa,
-                                           float acc) {
+__device__ __forceinline__ float slow_element(const uint8_t* a_tile, int64_t a_pitch, int mi, const uint8_t* wblock, int rw,
+                                              uint32_t sfa, float acc) {
   const uint32_t sfw = *reinterpret_cast<const uint32_t*>(wblock + kWBlockScales + 4 * rw);
   int64_t sig[4];
   int e[4];
@@ -219,7 +252,8 @@ __device__ __forceinline__ float slow_element(const uint8_t* a_tile, int mi, con
     for (int kk = 0; kk < 16; ++kk) {
       const int k = 16 * g + kk;
       // A' element (mi, k) under the 128-byte swizzle: 16-byte unit k/8 of the row XOR row % 8.
-      const __half ah = *reinterpret_cast<const __half*>(a_tile + mi * 128 + (((k / 8) ^ (mi % 8)) * 16) + (k % 8) * 2);
+      const __half ah = *reinterpret_cast<const __half*>(
+          a_pitch == 0 ? a_tile + mi * 128 + (((k / 8) ^ (mi % 8)) * 16) + (k % 8) * 2 : a_tile + mi * a_pitch + k * 2);
       const float wv = __fmul_rn(e2m1_value(block_code(wblock + kWBlockCodes, rw, k)), sv);
       const float pr = __fmul_rn(__half2float(ah), wv);  // exact
       any = any || pr != 0.0f;
@@ -277,7 +311,7 @@ __device__ __forceinline__ uint32_t fallback_part(float* acc, const float* ch, c
       acc[i] = __fadd_rz(acc[i], ch[i]);
     } else {
       ++slow;
-      acc[i] = __fmul_rn(slow_element(f.a_tile, mi, f.wblock, rw, tr.sf, value), down);  // exact
+      acc[i] = __fmul_rn(slow_element(f.a_tile, f.a_pitch, mi, f.wblock, rw, tr.sf, value), down);  // exact
     }
   }
   return slow << 1;
@@ -319,22 +353,23 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   // Aligned by an offset from smem_raw, not by a cast through an integer: the compiler then keeps
   // every access below a shared-memory one (LDS, 32-bit addresses).
   uint8_t* smem = smem_raw + ((kSmemAlign - (smem_addr(smem_raw) & (kSmemAlign - 1))) & (kSmemAlign - 1));
-  uint8_t* slots = smem + stages * C::kBytes;                                 // KS > 1: chunk sums
-  uint64_t* full = reinterpret_cast<uint64_t*>(slots + C::kSlots * C::kSlotBytes);  // copies landed
-  uint64_t* ready = full + stages;                                          // verdicts written
+  uint8_t* slots = smem + stages * C::kBytes;                                 // KS > 1: chunk sums [kSlots]
+  Verdict* slot_v = reinterpret_cast<Verdict*>(slots + C::kSlots * C::kSlotBytes);  // ... and their verdicts
+  uint64_t* full = reinterpret_cast<uint64_t*>(slot_v + C::kSlots);         // copies landed
+  uint64_t* ready = full + stages;                                          // verdicts written (KS = 1)
   uint64_t* empty = ready + stages;                                         // consumers done
-  uint64_t* sum_full = empty + stages;                                      // KS > 1: a slot's sums written
-  uint64_t* sum_empty = sum_full + C::kSlots;                               // ... and read by the applier
+  uint64_t* sum_full = empty + stages;                                      // KS > 1: a group's sums and verdicts written
+  uint64_t* sum_empty = sum_full + C::kGroups;                              // ... and loaded by the applier
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
-      mbar_init(&full[s], 1);
+      mbar_init(&full[s], C::kCopyThreads);  // each copy thread's arrive with its bytes
       mbar_init(&ready[s], C::T);  // each verdict lane
       mbar_init(&empty[s], C::kEmptyArrivals);
     }
-    for (int s = 0; s < C::kSlots; ++s) {
-      mbar_init(&sum_full[s], kArrivalsPerWarpgroup);
-      mbar_init(&sum_empty[s], kArrivalsPerWarpgroup);
+    for (int b = 0; b < C::kGroups; ++b) {
+      mbar_init(&sum_full[b], C::kSumArrivals);
+      mbar_init(&sum_empty[b], kArrivalsPerWarpgroup);
     }
     fence_barrier_init();
   }
@@ -343,28 +378,36 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   const uint32_t nblocks = static_cast<uint32_t>((p.n + kRowsWG - 1) / kRowsWG);  // 64-row weight blocks
   const uint32_t mtiles = static_cast<uint32_t>(p.mp / (BM * TW)), ntiles = (nblocks + RW - 1) / RW;
   const uint32_t tiles = mtiles * ntiles, C_ = static_cast<uint32_t>(p.chunks);
+  // K-split: this CTA's last chunk (ring index; the grid never exceeds the tiles). Its group may be
+  // short: whoever writes that chunk's slot arrives also for the group's missing chunks.
+  const uint32_t g_last = (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x * C_ - 1;
+  auto group_arrivals = [&](uint32_t g) { return 1u + (g == g_last ? C::kGroup - 1 - g % C::kGroup : 0u); };
 
   if (wg == 0) {
     if constexpr (C::kRealloc) regs_release<C::kProducerRegs>();
-    if (tid == 0) {
-      // The copy thread: every stage's A' tile, weight blocks and token-block records. The weight
-      // is no output of the pre-pass, so the first ring round's weight copies go out before
-      // griddepcontrol.wait: under a programmatic dependent launch (Sm90Gemm::after_prepass) they
-      // overlap the pre-pass; otherwise the wait returns at once.
-      prefetch_tensor_map(&tmap_a);
+    if (tid % 32 == 0 && (tid == 0 || (C::kCopyThreads > 1 && tid >= 64))) {
+      // The copy threads: every stage's weight blocks (role 0), A' tile (role 1) and token-block
+      // records (role 2); with one copy thread it issues all three. The weight is no output of the
+      // pre-pass, so the first ring round's weight copies go out before griddepcontrol.wait: under
+      // a programmatic dependent launch (Sm90Gemm::after_prepass) they overlap the pre-pass;
+      // otherwise the wait returns at once.
+      const int role = tid / 32 == 0 ? 0 : tid / 32 - 1;
+      const bool copy_w = role == 0, copy_a = C::kCopyThreads == 1 || role == 1, copy_t = C::kCopyThreads == 1 || role == 2;
+      if (copy_a) prefetch_tensor_map(&tmap_a);
       const uint32_t tblocks = static_cast<uint32_t>(p.mp / BM);
       const uint32_t first_round = static_cast<uint32_t>(stages);
+      const uint32_t a_bytes = TW * BM * 128, t_bytes = TW * static_cast<uint32_t>(sizeof(TileRec));
       auto weight_bytes = [&](uint32_t nt) {
         const uint32_t b0 = nt * RW;
         return (nblocks - b0 < RW ? nblocks - b0 : RW) * kWBlockBytes;
       };
       auto stage_weight = [&](int s, uint32_t nt, uint32_t c) {
         const uint32_t wbytes = weight_bytes(nt);
-        mbar_arrive_expect_tx(&full[s], TW * BM * 128 + wbytes + TW * static_cast<uint32_t>(sizeof(TileRec)));
+        mbar_arrive_expect_tx(&full[s], wbytes + (C::kCopyThreads == 1 ? a_bytes + t_bytes : 0u));
         bulk_g2s(smem + s * C::kBytes + C::kW, p.wblk + (static_cast<int64_t>(c) * nblocks + nt * RW) * kWBlockBytes, wbytes,
                  &full[s]);
       };
-      {
+      if (copy_w) {
         RingPos pos;
         uint32_t g = 0;
         for (uint32_t tile = blockIdx.x; tile < tiles && g < first_round; tile += gridDim.x) {
@@ -373,7 +416,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           for (uint32_t c = 0; c < C_ && g < first_round; ++c, ++g, pos.advance(stages)) stage_weight(pos.stage, nt, c);
         }
       }
-      wait_prerequisites();
+      if (copy_a || copy_t) wait_prerequisites();
       RingPos pos;
       uint32_t g = 0;
       for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
@@ -381,38 +424,45 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         tile_coords(tile, mtiles, ntiles, mt, nt);
         for (uint32_t c = 0; c < C_; ++c, ++g, pos.advance(stages)) {
           const int s = pos.stage;
-          trace(8, g);
-          if (g >= first_round) {
-            mbar_wait(&empty[s], pos.phase ^ 1);
+          if (role == 0) trace(8, g);
+          if (g >= first_round || !copy_w) {  // the weight thread's first round went out above
+            mbar_wait(&empty[s], pos.phase ^ 1);  // a fresh barrier passes parity 1: the first round
 #ifdef NVFP4_SM90_NO_COPY
             // Measurement build: after the first ring round the stages are re-armed without
             // copies (the consumers reuse what the first round loaded; the output is meaningless).
-            mbar_arrive(&full[s]);
-            continue;
+            if (g >= first_round) {
+              mbar_arrive(&full[s]);
+              continue;
+            }
 #endif
-            stage_weight(s, nt, c);
+            if (copy_w) stage_weight(s, nt, c);
           }
-          trace(0, g);
+          if (role == 0) trace(0, g);
           uint8_t* st = smem + s * C::kBytes;
-          tma_load_2d(st + C::kA, &tmap_a, static_cast<int32_t>(c * 64), static_cast<int32_t>(mt * BM * TW), &full[s]);
-          bulk_g2s(st + C::kT, p.atile + static_cast<int64_t>(c) * tblocks + mt * TW, TW * static_cast<uint32_t>(sizeof(TileRec)),
-                   &full[s]);
+          if (copy_a) {
+            if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], a_bytes);
+            tma_load_2d(st + C::kA, &tmap_a, static_cast<int32_t>(c * 64), static_cast<int32_t>(mt * BM * TW), &full[s]);
+          }
+          if (copy_t) {
+            if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], t_bytes);
+            bulk_g2s(st + C::kT, p.atile + static_cast<int64_t>(c) * tblocks + mt * TW, t_bytes, &full[s]);
+          }
         }
       }
-    } else if (KS > 1 && tid >= 32 && tid < 32 + KS) {
-      // K-split: lane l tests chunks c = l (mod KS), KS chunks at a time, so the tests keep up
-      // with KS chunk-sum warpgroups. The running minimum of La + Lb that each test takes is the
-      // minimum over the chunks before it: a prefix minimum across the lanes plus a carry.
-      const int l = tid - 32;
-      const uint32_t lanes = (1u << KS) - 1u;
-      uint32_t g0 = 0;  // the ring index of the tile's chunk 0
-      for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x, g0 += C_) {
-        uint32_t mt, nt;
-        tile_coords(tile, mtiles, ntiles, mt, nt);
+    } else if (tid >= 32 && tid < 32 + (KS > 1 ? C::kGroup : P)) {
+      if constexpr (KS > 1) {
+        // K-split: lane l tests ring index g = r * kGroup + l in round r, so a round is one slot
+        // group and the tests keep up with any number of chunk-sum warpgroups (a round costs one
+        // chain of dependent instructions whatever its width; rounds of KS chunks held the K-split
+        // at one chunk per ~320 ns with KS = 2, 2026-12-03 traces, results v11). The running
+        // minimum of La + Lb that each test takes is the minimum over the tile's chunks before it:
+        // a prefix minimum across the lanes, restarted where a tile starts, plus a carry.
+        const int l = tid - 32;
+        const uint32_t lanes = (1u << C::kGroup) - 1u;
         int carry = hopper::kNoRunLo;
-        for (uint32_t c0 = 0; c0 < C_; c0 += KS) {
-          const uint32_t c = c0 + l, g = g0 + c;
-          const bool active = c < C_;
+        for (uint32_t g0 = 0; g0 <= g_last; g0 += C::kGroup) {
+          const uint32_t g = g0 + l, c = g % C_;
+          const bool active = g <= g_last;
           const int s = static_cast<int>(g % static_cast<uint32_t>(stages));
           hopper::TileChunk a{}, w{};
           int lo = hopper::kNoRunLo;
@@ -421,61 +471,74 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             const uint8_t* st = smem + s * C::kBytes;
             a = tile_chunk(load_tile_rec(st + C::kT));
             w = tile_chunk(load_tile_rec(st + C::kW + kWBlockTile));
+            mbar_arrive(&empty[s]);  // this lane's reads of the stage are done
             if (a.lo != hopper::kNoScale && w.lo != hopper::kNoScale) lo = a.lo + w.lo;
           }
-          int incl = lo;  // min over lanes 0..l
+          // head: the lane where this lane's tile starts in the round (-1: before the round).
+          int head = active && c == 0 ? l : -1;
 #pragma unroll
-          for (int d = 1; d < KS; d <<= 1) {
-            const int o = __shfl_up_sync(lanes, incl, d);
-            if (l >= d) incl = o < incl ? o : incl;
+          for (int d = 1; d < C::kGroup; d <<= 1) {
+            const int o = __shfl_up_sync(lanes, head, d);
+            if (l >= d && o > head) head = o;
           }
-          int before = __shfl_up_sync(lanes, incl, 1);  // min over lanes 0..l-1
-          if (l == 0) before = hopper::kNoRunLo;
-          int run_lo = before < carry ? before : carry;
-          const int last = __shfl_sync(lanes, incl, KS - 1);
-          carry = last < carry ? last : carry;
+          int incl = lo;  // min over lanes head..l (0..l when the tile started before the round)
+#pragma unroll
+          for (int d = 1; d < C::kGroup; d <<= 1) {
+            const int o = __shfl_up_sync(lanes, incl, d);
+            if (l - d >= head && l >= d && o < incl) incl = o;
+          }
+          int before = __shfl_up_sync(lanes, incl, 1);  // min over lanes head..l-1
+          if (l == 0 || l - 1 < head) before = hopper::kNoRunLo;
+          int run_lo = head < 0 && carry < before ? carry : before;
+          const int last_incl = __shfl_sync(lanes, incl, C::kGroup - 1), last_head = __shfl_sync(lanes, head, C::kGroup - 1);
+          carry = last_head >= 0 ? last_incl : (last_incl < carry ? last_incl : carry);
           if (active) {
-            uint8_t* st = smem + s * C::kBytes;
+            // Into chunk g's slot, next to its sums: the applier waits for the group, not per chunk.
             const hopper::TileVerdict t = hopper::tile_prepare(a, w, run_lo, kAccShift);
-            *reinterpret_cast<Verdict*>(st + C::kV) = Verdict{t.pre_ok ? 1u : 0u, t.acc_limit, t.inc, run_lo};
-            mbar_arrive(&ready[s]);
+            const uint32_t gi = g / C::kGroup, b = gi % C::kGroups;
+            mbar_wait(&sum_empty[b], ((gi / C::kGroups) & 1u) ^ 1u);
+            slot_v[g % C::kSlots] = Verdict{t.pre_ok ? 1u : 0u, t.acc_limit, t.inc, run_lo};
+            mbar_arrive_n(&sum_full[b], group_arrivals(g));  // releases the verdict to the applier
             if (l == 0) trace(1, g);
           }
         }
-      }
-    } else if (KS == 1 && tid >= 32 && tid < 32 + P) {
-      // The verdict warp: lane q runs warpgroup q's tile test for every stage as soon as its
-      // records land, so the consumers read one 16-byte verdict instead of running the test.
-      const int q = tid - 32, rb = q % RW, tb = q / RW;
-      RingPos pos;
-      uint32_t gt = 0;
-      for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        uint32_t mt, nt;
-        tile_coords(tile, mtiles, ntiles, mt, nt);
-        const bool on = nt * RW + rb < nblocks;
-        int run_lo = hopper::kNoRunLo;
-        for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
-          const int s = pos.stage;
-          mbar_wait(&full[s], pos.phase);
-          uint8_t* st = smem + s * C::kBytes;
-          Verdict v{0, 0.0f, 0.0f, 0};
-          if (on) {
-            const hopper::TileVerdict t = hopper::tile_prepare(tile_chunk(load_tile_rec(st + C::kT + tb * sizeof(TileRec))),
-                                                               tile_chunk(load_tile_rec(st + C::kW + rb * kWBlockBytes + kWBlockTile)),
-                                                               run_lo, kAccShift);
-            v = Verdict{t.pre_ok ? 1u : 0u, t.acc_limit, t.inc, run_lo};
+      } else {
+        // The verdict warp: lane q runs warpgroup q's tile test for every stage as soon as its
+        // records land, so the consumers read one 16-byte verdict instead of running the test.
+        const int q = tid - 32, rb = q % RW, tb = q / RW;
+        RingPos pos;
+        uint32_t gt = 0;
+        for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+          uint32_t mt, nt;
+          tile_coords(tile, mtiles, ntiles, mt, nt);
+          const bool on = nt * RW + rb < nblocks;
+          int run_lo = hopper::kNoRunLo;
+          for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
+            const int s = pos.stage;
+            mbar_wait(&full[s], pos.phase);
+            uint8_t* st = smem + s * C::kBytes;
+            Verdict v{0, 0.0f, 0.0f, 0};
+            if (on) {
+              const hopper::TileVerdict t = hopper::tile_prepare(tile_chunk(load_tile_rec(st + C::kT + tb * sizeof(TileRec))),
+                                                                 tile_chunk(load_tile_rec(st + C::kW + rb * kWBlockBytes + kWBlockTile)),
+                                                                 run_lo, kAccShift);
+              v = Verdict{t.pre_ok ? 1u : 0u, t.acc_limit, t.inc, run_lo};
+            }
+            *reinterpret_cast<Verdict*>(st + C::kV + 16 * q) = v;
+            mbar_arrive(&ready[s]);  // each lane releases its own write
+            if (q == 0) trace(1, gt);
+            ++gt;
           }
-          *reinterpret_cast<Verdict*>(st + C::kV + 16 * q) = v;
-          mbar_arrive(&ready[s]);  // each lane releases its own write
-          if (q == 0) trace(1, gt);
-          ++gt;
         }
       }
     }
     return;
   }
 
-  if constexpr (C::kRealloc) regs_acquire<C::kConsumerRegs>();  // otherwise the launch bound's share suffices
+  // Otherwise the launch bound's share suffices; with KS > 1 only the applier (warpgroup 1) asks.
+  if constexpr (C::kRealloc) {
+    if (KS == 1 || wg == 1) regs_acquire<C::kConsumerRegs>();
+  }
   constexpr int NH = C::NH, BN = C::BN, RH = C::RH;
   // this warpgroup's row block and token block in the tile (K-split: one tile, both 0)
   const int q = KS == 1 ? wg - 1 : 0, rb = q % RW, tb = q / RW;
@@ -487,7 +550,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 
   // The fragments of the four K blocks of the chunk in stage st.
   uint32_t frag[4][4];
-  auto decode_stage = [&](const uint8_t* st) {
+  auto decode_into = [&](const uint8_t* st, uint32_t(&f)[4][4]) {
     const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
     const uint4 wc = *reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16);
     __half2 s0_01, s0_23, s1_01, s1_23;
@@ -498,49 +561,87 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     for (int j2 = 0; j2 < 4; ++j2) {
       const __half2 a0 = j2 < 2 ? s0_01 : s0_23, a1 = j2 < 2 ? s1_01 : s1_23;
       decode_word(words[j2], (j2 & 1) ? __high2half2(a0) : __low2half2(a0), (j2 & 1) ? __high2half2(a1) : __low2half2(a1),
-                  frag[j2]);
+                  f[j2]);
     }
   };
+  auto decode_stage = [&](const uint8_t* st) { decode_into(st, frag); };
   // The A descriptor of this warpgroup's tokens in stage st; addresses are in 16-byte units.
   auto a_desc = [&](const uint8_t* st) { return desc_k_major_sw128(smem_addr(st + C::kA + tb * BM * 128)); };
   // One chain (BN tokens of A at desc) into d: four MMAs from a zero accumulator, +32 bytes per k16.
-  auto issue = [&](uint64_t desc, float(&d)[RH]) {
+  auto issue_with = [&](uint32_t(&f)[4][4], uint64_t desc, float(&d)[RH]) {
     wgmma_fence();
-    Wgmma<BN>::mma_first(d, frag[0], desc);
+    Wgmma<BN>::mma_first(d, f[0], desc);
 #pragma unroll
-    for (int j = 1; j < 4; ++j) Wgmma<BN>::mma(d, frag[j], desc + 2 * j, true);
+    for (int j = 1; j < 4; ++j) Wgmma<BN>::mma(d, f[j], desc + 2 * j, true);
     wgmma_commit();
   };
+  auto issue = [&](uint64_t desc, float(&d)[RH]) { issue_with(frag, desc, d); };
 
   if constexpr (KS > 1) {
     if (wg >= 2) {
       // Chunk-sum warpgroup j: the chunks c = j (mod KS) of every tile, each into its slot. Its
       // chunks depend on no other chunk, so the KS warpgroups decode and multiply side by side.
       const uint32_t j = static_cast<uint32_t>(wg - 2);
-      uint32_t g = 0;  // ring index of the chunk (slot g mod kSlots, its use g / kSlots)
-      for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x)
-        for (uint32_t c = 0, turn = 0; c < C_; ++c, ++g, pos.advance(stages), turn = turn + 1 == KS ? 0 : turn + 1) {
-          if (turn != j) continue;
-          const int s = pos.stage;
-          mbar_wait(&full[s], pos.phase);
-          trace(2, g);
-          const uint8_t* st = smem + s * C::kBytes;
-          decode_stage(st);
-          issue(a_desc(st), ch);
-          wgmma_wait_all();
-          trace(3, g);
-          fence_regs(ch);
+      // Hands chunk g's sums to the applier (slot g mod kSlots).
+      auto store_sums = [&](uint32_t g) {
+        const uint32_t gi = g / C::kGroup, b = gi % C::kGroups;
+        mbar_wait(&sum_empty[b], ((gi / C::kGroups) & 1u) ^ 1u);
+        float4* dst = reinterpret_cast<float4*>(slots + (g % C::kSlots) * C::kSlotBytes);
 #pragma unroll
-          for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
-          mbar_arrive(&empty[s]);  // this warpgroup's reads of the stage are done
-          const uint32_t slot = g % C::kSlots;
-          mbar_wait(&sum_empty[slot], ((g / C::kSlots) & 1u) ^ 1u);
-          float4* dst = reinterpret_cast<float4*>(slots + slot * C::kSlotBytes);
-#pragma unroll
-          for (int i4 = 0; i4 < RH / 4; ++i4) dst[i4 * 128 + tid] = make_float4(ch[4 * i4], ch[4 * i4 + 1], ch[4 * i4 + 2], ch[4 * i4 + 3]);
-          mbar_arrive(&sum_full[slot]);  // releases this thread's stores to the applier's same thread
-          trace(4, g);
+        for (int i4 = 0; i4 < RH / 4; ++i4) dst[i4 * 128 + tid] = make_float4(ch[4 * i4], ch[4 * i4 + 1], ch[4 * i4 + 2], ch[4 * i4 + 3]);
+        mbar_arrive_n(&sum_full[b], group_arrivals(g));  // releases this thread's stores to the applier's same thread
+        trace(4, g);
+      };
+      // The next chunk is decoded while this one's MMAs run (two fragment buffers): nothing else
+      // in this warpgroup's step depends on them. Its stage is waited for before the MMAs are
+      // issued, so no branch runs while they are in flight (ptxas would serialise them, C7518).
+      if (C_ <= j) return;  // fewer chunks than warpgroups: nothing for this one
+      uint32_t tile = blockIdx.x, c = j, g = j;
+      for (uint32_t i = 0; i < j; ++i) pos.advance(stages);
+      // The chunk after (tile, c, g, p) in this warpgroup's sequence.
+      auto next = [&](uint32_t& tl, uint32_t& cc, uint32_t& gg, RingPos& pp) {
+        uint32_t d;
+        if (cc + KS < C_) {
+          cc += KS;
+          d = KS;
+        } else {
+          d = C_ - cc + j;
+          cc = j;
+          tl += gridDim.x;
         }
+        gg += d;
+        for (uint32_t i = 0; i < d; ++i) pp.advance(stages);
+      };
+      uint32_t frag2[4][4];
+      mbar_wait(&full[pos.stage], pos.phase);
+      decode_into(smem + pos.stage * C::kBytes, frag);
+      // One chunk: MMAs from fa, the next chunk decoded into fb; false after the last chunk.
+      auto step = [&](uint32_t(&fa)[4][4], uint32_t(&fb)[4][4]) {
+        uint32_t tn = tile, cn = c, gn = g;
+        RingPos pn = pos;
+        next(tn, cn, gn, pn);
+        const bool more = tn < tiles;
+        if (more) mbar_wait(&full[pn.stage], pn.phase);
+        trace(2, g);
+        const uint8_t* st = smem + pos.stage * C::kBytes;
+        issue_with(fa, a_desc(st), ch);
+        decode_into(smem + (more ? pn.stage : pos.stage) * C::kBytes, fb);
+        wgmma_wait_all();
+        trace(3, g);
+        fence_regs(ch);
+#pragma unroll
+        for (int j2 = 0; j2 < 4; ++j2) fence_regs(fa[j2]);
+        mbar_arrive(&empty[pos.stage]);  // this warpgroup's reads of the stage are done
+        store_sums(g);
+        tile = tn;
+        c = cn;
+        g = gn;
+        pos = pn;
+        return more;
+      };
+#pragma unroll 1
+      while (step(frag, frag2) && step(frag2, frag)) {
+      }
       return;
     }
   }
@@ -551,7 +652,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     uint32_t mt, nt;
     tile_coords(tile, mtiles, ntiles, mt, nt);
     const uint32_t block = nt * RW + rb, tblock = mt * TW + tb;
-    if (block >= nblocks) {  // the last row tile may hold fewer blocks than warpgroups: stages pass through
+    if (KS == 1 && block >= nblocks) {  // the last row tile may hold fewer blocks than warpgroups (never with KS > 1: one block per tile)
       for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
         mbar_wait(&ready[pos.stage], pos.phase);
         mbar_arrive(&empty[pos.stage]);
@@ -564,9 +665,10 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       for (int i = 0; i < RH; ++i) acc[h][i] = 0.0f;
     float bound = 0.0f;  // >= every |acc| of this thread (scaled units); all are +0 now
 
-    // Chunk c's verdict (vw, from stage st) and, where it fails, the thread-group and per-element
-    // tests and the §3 model; afterwards acc[0] = add.rz(acc[0], cur) is chunk c's §3 step for every
-    // element (cur is zeroed where the model applied the step: no accumulator is -0). One chain.
+    // Chunk c's verdict vw and, where it fails, the thread-group and per-element tests and the §3
+    // model on the chunk's operands (from stage st; the K-split applier, which holds no stage, reads
+    // them from global memory); afterwards acc[0] = add.rz(acc[0], cur) is chunk c's §3 step for
+    // every element (cur is zeroed where the model applied the step: no accumulator is -0). One chain.
     auto settle = [&](uint32_t c, const uint8_t* st, const uint4 vw, float(&cur)[RH]) {
       const float acc_limit = __uint_as_float(vw.y);
       bool fast = vw.x != 0;
@@ -577,8 +679,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       if (!fast) {
         ++tile_misses;
         const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
-        const Fallback f{st + C::kA + tb * BM * 128, st + C::kW + rb * kWBlockBytes, p.trec + tc * BM, p.agroup + tc * 4 + t,
-                         static_cast<int>(vw.w), r0, t};
+        const int64_t a_pitch = p.chunks * 128;
+        const Fallback f = KS == 1 ? Fallback{st + C::kA + tb * BM * 128, 0, st + C::kW + rb * kWBlockBytes, p.trec + tc * BM,
+                                              p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t}
+                                   : Fallback{reinterpret_cast<const uint8_t*>(p.a16) + static_cast<int64_t>(tblock) * BM * a_pitch + c * 128,
+                                              a_pitch, p.wblk + (static_cast<int64_t>(c) * nblocks + block) * kWBlockBytes,
+                                              p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
         float la_mem[C::R], lc_mem[C::R];
         float* const la = opaque(la_mem);
         float* const lc = opaque(lc_mem);
@@ -599,33 +705,77 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     };
 
     if constexpr (KS > 1) {
-      // The applier: chunk c's sums from its slot, applied in chunk order (the sequential contract).
+      // The applier: the chunks' verdicts and sums from their slots, applied in chunk order (the
+      // sequential contract), a slot group at a time: one barrier wait per group, and where the
+      // whole group lies in this tile and every verdict holds with the running bound, its chunks
+      // are applied as straight-line loads and adds (no per-chunk branch, address or barrier
+      // work: the per-chunk step of one chunk at a time held the K-split at ~300 ns per chunk,
+      // traces of 2026-12-03, results v11). Otherwise chunk by chunk, with the fallback.
+      const float4* const my_sums = reinterpret_cast<const float4*>(slots) + tid;
+      uint32_t c = 0;
 #pragma unroll 1
-      for (uint32_t c = 0; c < C_; ++c, ++g_apply, pos.advance(stages)) {
-        const int s = pos.stage;
-        mbar_wait(&ready[s], pos.phase);
-        trace(5, g_apply);
-        const uint8_t* st = smem + s * C::kBytes;
-        const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV);
-        const uint32_t slot = g_apply % C::kSlots;
-        mbar_wait(&sum_full[slot], (g_apply / C::kSlots) & 1u);
-        trace(6, g_apply);
-        const float4* src = reinterpret_cast<const float4*>(slots + slot * C::kSlotBytes);
-#pragma unroll
-        for (int i4 = 0; i4 < RH / 4; ++i4) {
-          const float4 v = src[i4 * 128 + tid];
-          ch[4 * i4] = v.x;
-          ch[4 * i4 + 1] = v.y;
-          ch[4 * i4 + 2] = v.z;
-          ch[4 * i4 + 3] = v.w;
+      while (c < C_) {
+        const uint32_t g = g_apply, gi = g / C::kGroup, b = gi % C::kGroups, s0 = g % C::kSlots;
+        if (g % C::kGroup == 0 || c == 0) {  // a group's first chunk, or a tile that starts inside a group waited for before
+          if (g % C::kGroup == 0) mbar_wait(&sum_full[b], (gi / C::kGroups) & 1u);
+          trace(5, g);
         }
-        mbar_arrive(&sum_empty[slot]);
-        settle(c, st, vw, ch);
+        const uint32_t left = C::kGroup - g % C::kGroup;  // chunks of this group from g on
+        bool done = false;
+        if (left == C::kGroup && C_ - c >= static_cast<uint32_t>(C::kGroup)) {
+          uint4 vw[C::kGroup];
 #pragma unroll
-        for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], ch[i2]);
-        bound = __fadd_ru(bound, __uint_as_float(vw.z));
-        mbar_arrive(&empty[s]);  // the fallback may have read the stage's operands
-        trace(7, g_apply);
+          for (int k = 0; k < C::kGroup; ++k) vw[k] = *reinterpret_cast<const uint4*>(slot_v + s0 + k);
+          float bk = bound;  // the running bound before chunk k
+          bool fast = true;
+#pragma unroll
+          for (int k = 0; k < C::kGroup; ++k) {
+            fast = fast && vw[k].x != 0 && bk < __uint_as_float(vw[k].y);
+            bk = __fadd_ru(bk, __uint_as_float(vw[k].z));
+          }
+          if (fast) {
+#pragma unroll
+            for (int k = 0; k < C::kGroup; ++k) {
+              const float4* src = my_sums + (s0 + k) * (C::kSlotBytes / 16);
+#pragma unroll
+              for (int i4 = 0; i4 < RH / 4; ++i4) {
+                const float4 v = src[i4 * 128];
+                acc[0][4 * i4] = __fadd_rz(acc[0][4 * i4], v.x);
+                acc[0][4 * i4 + 1] = __fadd_rz(acc[0][4 * i4 + 1], v.y);
+                acc[0][4 * i4 + 2] = __fadd_rz(acc[0][4 * i4 + 2], v.z);
+                acc[0][4 * i4 + 3] = __fadd_rz(acc[0][4 * i4 + 3], v.w);
+              }
+            }
+            mbar_arrive(&sum_empty[b]);  // after the loads (release)
+            bound = bk;
+            trace(7, g + C::kGroup - 1);
+            g_apply += C::kGroup;
+            c += C::kGroup;
+            done = true;
+          }
+        }
+        if (!done) {
+          // One chunk: the verdict, the bound, the fallback where they fail.
+          const uint4 vw = *reinterpret_cast<const uint4*>(slot_v + s0);
+          const float4* src = my_sums + s0 * (C::kSlotBytes / 16);
+#pragma unroll
+          for (int i4 = 0; i4 < RH / 4; ++i4) {
+            const float4 v = src[i4 * 128];
+            ch[4 * i4] = v.x;
+            ch[4 * i4 + 1] = v.y;
+            ch[4 * i4 + 2] = v.z;
+            ch[4 * i4 + 3] = v.w;
+          }
+          if (g % C::kGroup == C::kGroup - 1 || g == g_last) mbar_arrive(&sum_empty[b]);  // the group is loaded
+          trace(6, g);
+          settle(c, nullptr, vw, ch);
+#pragma unroll
+          for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], ch[i2]);
+          bound = __fadd_ru(bound, __uint_as_float(vw.z));
+          trace(7, g);
+          ++g_apply;
+          ++c;
+        }
       }
     } else if constexpr (NH == 1) {
       // One chain per chunk, applied one chunk late: while the tensor cores compute chunk c + 1,
@@ -715,7 +865,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           // After every chain: only the copies are live across the fallback.
           ++tile_misses;
           const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
-          const Fallback f{at, wb, p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
+          const Fallback f{at, 0, wb, p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
           float la_mem[C::R];
           float* const la = opaque(la_mem);
 #pragma unroll
@@ -812,6 +962,10 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   const int budget = optin - kSmemAlign - 256 - C::kSlotArea;
   const int stages = std::min(kMaxStages, budget / (C::kBytes + 24));
   if (stages < 2) return unsupported("sm90 kernel: not enough shared memory for two pipeline stages");
+  // K-split: a verdict round waits for the kGroup stages of one slot group at once, and the
+  // chunk-sum warpgroups run ahead of it.
+  if (C::KS > 1 && stages < C::kGroup + 2)
+    return unsupported("sm90 kernel: not enough shared memory for the K-split's slot groups and stages");
   const int smem = stages * C::kBytes + C::kSlotArea + 3 * stages * 8 + kSmemAlign;
   NVFP4_CUDA_TRY(cudaFuncSetAttribute(sm90_gemm_nvfp4<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const int64_t nblocks = (p.n + kRowsWG - 1) / kRowsWG;
@@ -898,9 +1052,11 @@ Config choose(int64_t m, int64_t n, int sm_count) {
   };
   if (m <= 32) {
     const int bm = m <= 16 ? 16 : 32, pmax = m <= 16 ? 4 : 3;
-    // Row blocks for at most one round: two warpgroups split each tile's chunks (K-split; 4-12 %
-    // faster than one warpgroup on 84 row blocks at M = 16 and 32, 2026-12-02; three or four: slower).
-    if (one_round(1)) return Config{bm, 1, 1, 1, 2};
+    // Row blocks for at most one round: chunk-sum warpgroups split each tile's chunks (K-split; 4-12 %
+    // faster than one warpgroup on 84 row blocks at M = 16 and 32, 2026-12-02). Since the applier
+    // takes slot groups (2026-12-03, results v11) four are 5 % faster than two at M = 16 (attn_out_proj
+    // 33.7 against 35.4 us, mlp_fc2 58.3 against 61.4); at M = 32 two stay the fastest (results v5).
+    if (one_round(1)) return Config{bm, 1, 1, 1, m <= 16 ? 4 : 2};
     return Config{bm, fewest_rounds(2, pmax), 1, 1};
   }
   if (m <= 64) return Config{64, fewest_rounds(1, 3), 1, 1};
