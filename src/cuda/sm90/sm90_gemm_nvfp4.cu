@@ -14,8 +14,9 @@
 //     costs a few instructions per thread and passes on almost every chunk of real activations.
 //     Where it fails, the thread tests its own tokens and rows (thread-group records), then each
 //     element (per-token records), and evaluates an element that fails by the §3 model
-//     (mma_combine) from the exact fp32 block sums of the same operands in shared memory.
-// CTA: warpgroup 0 produces (one thread issues TMA / bulk copies into a ring of stages, the lanes of
+//     (mma_combine) from the exact fp32 block sums of the same operands (the stage's, or for the
+//     K-split applier the same bytes in global memory).
+// CTA: warpgroup 0 produces (one or three threads issue TMA / bulk copies into a ring of stages, the lanes of
 // a second warp run each consumer warpgroup's tile test per stage); RW x TW consumer warpgroups each
 // own 64 weight rows x BM tokens; persistent over (token tile, row tile).
 #include <cuda.h>
@@ -99,8 +100,8 @@ struct Cfg {
   // conflict-free) and its verdict go through slot g mod kSlots. The slots come in kGroups groups of
   // kGroup consecutive chunks with one pair of mbarriers each (sum_full: every chunk's sums and
   // verdict written; sum_empty: the applier has loaded them), so the applier waits once per group
-  // and loads chunk g + 1 while it applies chunk g: its per-chunk step is loads and adds, not
-  // barrier round trips (a barrier per chunk held it at ~320 ns per chunk, results v5 r1).
+  // and, where the group's verdicts hold, applies it as straight-line loads and adds (a barrier and
+  // a branchy step per chunk held it at ~300 ns per chunk, results v5 r1 and v11).
   static constexpr int kSlots = KS == 1 ? 0 : (BM <= 32 ? 16 : 8);
   static constexpr int kGroup = KS == 1 ? 1 : kSlots / 2;  // the applier drains one group while the other fills
   static constexpr int kGroups = KS == 1 ? 0 : kSlots / kGroup;
@@ -233,9 +234,10 @@ struct Fallback {
   int t;                      // lane % 4
 };
 
-// §3 for one element from the operands in shared memory: exact fp32 block sums of the folded
-// products (each partial sum is a multiple of 2^(ea+eb-8) below 2^(ea+eb+12): 20 bits), turned
-// into the model's integer terms, then mma_combine. acc and the result in value units.
+// §3 for one element from the chunk's operands (the stage's, swizzled, or global memory's when
+// a_pitch != 0): exact fp32 block sums of the folded products (each partial sum is a multiple of
+// 2^(ea+eb-8) below 2^(ea+eb+12): 20 bits), turned into the model's integer terms, then
+// mma_combine. acc and the result in value units.
 __device__ __forceinline__ float slow_element(const uint8_t* a_tile, int64_t a_pitch, int mi, const uint8_t* wblock, int rw,
                                               uint32_t sfa, float acc) {
   const uint32_t sfw = *reinterpret_cast<const uint32_t*>(wblock + kWBlockScales + 4 * rw);
