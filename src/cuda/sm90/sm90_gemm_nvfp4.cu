@@ -45,10 +45,21 @@ using namespace sm90;
 
 constexpr int kSmemAlign = 1024;  // the 128-byte swizzle pattern repeats every 1024 bytes
 constexpr int kMaxStages = 16;    // 48 measured no faster at M = 16 (2026-12-02)
+// The ring's stage cap; NVFP4_SM90_MAX_STAGES (2..64) overrides it for tuning runs.
+int max_stages() {
+  static const int cap = [] {
+    const char* e = std::getenv("NVFP4_SM90_MAX_STAGES");
+    const int v = e ? std::atoi(e) : 0;
+    return v >= 2 && v <= 64 ? v : kMaxStages;
+  }();
+  return cap;
+}
 constexpr int kRasterGroup = 8;   // token tiles swept together over the row tiles (L2 reuse at large M)
 // A consumer warpgroup releases a stage or a slot by an arrive of every thread: an arrive releases
 // its own thread's accesses (and racecheck follows it). One arrive per warp after __syncwarp, or
-// one per warpgroup after a named barrier, were measured no faster (2026-12-02, H200).
+// one per warpgroup after a named barrier, were measured no faster (2026-12-02, H200; for the
+// K-split's stage and slot barriers again in results v12 r2, where racecheck also reported the
+// other lanes' accesses as hazards).
 constexpr int kArrivalsPerWarpgroup = 128;
 // Copy threads per CTA (Cfg::kCopyThreads), each in its own warp of the producer warpgroup: one
 // issues the weight blocks, one the A' box, one the token-block records (with one, a single thread
@@ -56,7 +67,8 @@ constexpr int kArrivalsPerWarpgroup = 128;
 // on each further copy (traces, results v11), so one thread for all three issued a stage per
 // ~320 ns at M = 16: one of the bounds of the K-split tiles. Three were 1-2 % faster at M = 4096
 // (128x2x1x1) and 0-2 % slower on 64x1x2x1 and 128x3x1x2 at M = 128 (results v11 r3, r7, r8), so
-// the K-split and the one-chain 128-token tiles take three, the rest one.
+// the K-split and the one-chain 128-token tiles take three, the rest one. A K-split stage carries
+// no records (its verdict lanes read them from global memory), so the K-split takes two.
 // -DNVFP4_SM90_COPY_THREADS=1 builds one everywhere (a measurement build).
 #ifndef NVFP4_SM90_COPY_THREADS
 #define NVFP4_SM90_COPY_THREADS 3
@@ -79,7 +91,9 @@ struct Cfg {
   // setmaxnreg.inc only takes what setmaxnreg.dec gave back to the CTA's pool: the kernel starts
   // with the launch bound's registers per thread (kEntryRegs), and asking for more than the
   // producer released blocks forever (seen: a hang with four consumer warpgroups at 112).
-  static constexpr int kCopyThreads = NVFP4_SM90_COPY_THREADS == 3 && (KS > 1 || (BM >= 128 && NH == 1)) ? 3 : 1;
+  // With KS > 1 a stage carries no records (the verdict lanes read them from global memory): two
+  // copy threads, the weight's and A''s.
+  static constexpr int kCopyThreads = NVFP4_SM90_COPY_THREADS == 1 ? 1 : (KS > 1 ? 2 : (BM >= 128 && NH == 1 ? 3 : 1));
   static constexpr int kEntryRegs = (65536 / kThreads > 255 ? 255 : 65536 / kThreads) / 8 * 8;
   static constexpr int kProducerRegs = KS == 1 ? 40 : 72;
   // With KS > 1 the chunk-sum warpgroups keep the launch bound's share (a small tile's chain fits
@@ -91,11 +105,12 @@ struct Cfg {
       !kRealloc ? kEntryRegs
                 : (KS > 1 ? (2 * kEntryRegs - kProducerRegs > 248 ? 248 : 2 * kEntryRegs - kProducerRegs) / 8 * 8
                           : (P <= 2 ? 232 : (P == 3 ? 152 : 104)));
-  // Arrivals that release a stage: every thread of every consumer warpgroup that reads it (with
-  // KS > 1: the chunk's chunk-sum warpgroup and its verdict lane; the applier holds no stage, its
-  // fallback reads the chunk's operands from global memory, so the ring runs ahead of it by
-  // the slots, not by the stages it would hold).
-  static constexpr int kEmptyArrivals = KS == 1 ? kArrivalsPerWarpgroup * P : kArrivalsPerWarpgroup + 1;
+  // Arrivals that release a stage: every thread of every consumer warpgroup that reads it. With
+  // KS > 1 that is the chunk's chunk-sum warpgroup alone: the verdict lanes read the tile records
+  // from global memory and the applier's fallback the chunk's operands, so the ring runs ahead of
+  // both by the slots (a stage held until its verdict lane's round began was what paced the
+  // K-split at ~290 ns per chunk, results v11 r6).
+  static constexpr int kEmptyArrivals = KS == 1 ? kArrivalsPerWarpgroup * P : kArrivalsPerWarpgroup;
   // KS > 1: chunk g's sums (fp32, 64 rows x BM tokens, float4 i of consumer thread x at [i][x]:
   // conflict-free) and its verdict go through slot g mod kSlots. The slots come in kGroups groups of
   // kGroup consecutive chunks with one pair of mbarriers each (sum_full: every chunk's sums and
@@ -110,12 +125,13 @@ struct Cfg {
   static constexpr int kSumArrivals = kGroup * (kArrivalsPerWarpgroup + 1);
   static constexpr int kSlotArea = kSlots * (kSlotBytes + 16) + kGroups * 16;  // sums, verdicts, two mbarriers per group
   // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block
-  // records (these three by the copy engine), then P verdicts (written by the verdict warp).
+  // records (these three by the copy engine), then P verdicts (written by the verdict warp). With
+  // KS > 1 neither records nor verdicts: the verdicts go into the slots.
   static constexpr int kA = 0;
   static constexpr int kW = TW * BM * 128;
   static constexpr int kT = kW + RW * kWBlockBytes;
-  static constexpr int kV = kT + TW * static_cast<int>(sizeof(TileRec));
-  static constexpr int kBytes = (kV + T * 16 + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
+  static constexpr int kV = kT + (KS == 1 ? TW * static_cast<int>(sizeof(TileRec)) : 0);
+  static constexpr int kBytes = (kV + (KS == 1 ? T * 16 : 0) + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
   static_assert(KS == 1 ? (P >= 1 && P <= 4) : (KS >= 2 && KS <= 4),
                 "one to four consumer warpgroups per CTA, or two to four chunk-sum warpgroups and an applier");
   static_assert(KS == 1 || (RW == 1 && TW == 1 && NH == 1 && BM <= 64),
@@ -366,7 +382,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
       mbar_init(&full[s], C::kCopyThreads);  // each copy thread's arrive with its bytes
-      mbar_init(&ready[s], C::T);  // each verdict lane
+      if (KS == 1) mbar_init(&ready[s], C::T);  // each verdict lane
       mbar_init(&empty[s], C::kEmptyArrivals);
     }
     for (int b = 0; b < C::kGroups; ++b) {
@@ -387,18 +403,19 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 
   if (wg == 0) {
     if constexpr (C::kRealloc) regs_release<C::kProducerRegs>();
-    if (tid % 32 == 0 && (tid == 0 || (C::kCopyThreads > 1 && tid >= 64))) {
+    if (tid % 32 == 0 && (tid == 0 || (C::kCopyThreads > 1 && tid >= 64 && tid < 32 * (C::kCopyThreads + 1)))) {
       // The copy threads: every stage's weight blocks (role 0), A' tile (role 1) and token-block
       // records (role 2); with one copy thread it issues all three. The weight is no output of the
       // pre-pass, so the first ring round's weight copies go out before griddepcontrol.wait: under
       // a programmatic dependent launch (Sm90Gemm::after_prepass) they overlap the pre-pass;
       // otherwise the wait returns at once.
       const int role = tid / 32 == 0 ? 0 : tid / 32 - 1;
-      const bool copy_w = role == 0, copy_a = C::kCopyThreads == 1 || role == 1, copy_t = C::kCopyThreads == 1 || role == 2;
+      const bool copy_w = role == 0, copy_a = C::kCopyThreads == 1 || role == 1,
+                 copy_t = KS == 1 && (C::kCopyThreads == 1 || role == 2);
       if (copy_a) prefetch_tensor_map(&tmap_a);
       const uint32_t tblocks = static_cast<uint32_t>(p.mp / BM);
       const uint32_t first_round = static_cast<uint32_t>(stages);
-      const uint32_t a_bytes = TW * BM * 128, t_bytes = TW * static_cast<uint32_t>(sizeof(TileRec));
+      const uint32_t a_bytes = TW * BM * 128, t_bytes = KS == 1 ? TW * static_cast<uint32_t>(sizeof(TileRec)) : 0u;
       auto weight_bytes = [&](uint32_t nt) {
         const uint32_t b0 = nt * RW;
         return (nblocks - b0 < RW ? nblocks - b0 : RW) * kWBlockBytes;
@@ -459,23 +476,36 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         // at one chunk per ~320 ns with KS = 2, 2026-12-03 traces, results v11). The running
         // minimum of La + Lb that each test takes is the minimum over the tile's chunks before it:
         // a prefix minimum across the lanes, restarted where a tile starts, plus a carry.
+        // The lanes read the chunk's two tile records (the pre-pass's and the prepacked weight
+        // block's) from global memory, a round ahead, and hold no stage: a stage is the chunk-sum
+        // warpgroup's alone.
         const int l = tid - 32;
         const uint32_t lanes = (1u << C::kGroup) - 1u;
+        const uint32_t tblocks = static_cast<uint32_t>(p.mp / BM);
+        wait_prerequisites();  // the pre-pass's records
+        // Chunk g's records, or none past this CTA's last chunk.
+        auto fetch = [&](uint32_t g, TileRec& ra, TileRec& rw) {
+          if (g > g_last) return;
+          uint32_t mt, nt;
+          tile_coords(blockIdx.x + g / C_ * gridDim.x, mtiles, ntiles, mt, nt);
+          const uint32_t c = g % C_;
+          ra = load_tile_rec(reinterpret_cast<const uint8_t*>(p.atile + static_cast<int64_t>(c) * tblocks + mt));
+          rw = load_tile_rec(p.wblk + (static_cast<int64_t>(c) * nblocks + nt) * kWBlockBytes + kWBlockTile);
+        };
+        TileRec ra{}, rw{};
+        fetch(static_cast<uint32_t>(l), ra, rw);
         int carry = hopper::kNoRunLo;
         for (uint32_t g0 = 0; g0 <= g_last; g0 += C::kGroup) {
           const uint32_t g = g0 + l, c = g % C_;
           const bool active = g <= g_last;
-          const int s = static_cast<int>(g % static_cast<uint32_t>(stages));
           hopper::TileChunk a{}, w{};
           int lo = hopper::kNoRunLo;
           if (active) {
-            mbar_wait(&full[s], (g / static_cast<uint32_t>(stages)) & 1u);
-            const uint8_t* st = smem + s * C::kBytes;
-            a = tile_chunk(load_tile_rec(st + C::kT));
-            w = tile_chunk(load_tile_rec(st + C::kW + kWBlockTile));
-            mbar_arrive(&empty[s]);  // this lane's reads of the stage are done
+            a = tile_chunk(ra);
+            w = tile_chunk(rw);
             if (a.lo != hopper::kNoScale && w.lo != hopper::kNoScale) lo = a.lo + w.lo;
           }
+          fetch(g + C::kGroup, ra, rw);  // the next round's, in flight while this round waits for its slots
           // head: the lane where this lane's tile starts in the round (-1: before the round).
           int head = active && c == 0 ? l : -1;
 #pragma unroll
@@ -962,12 +992,12 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
   NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   const int budget = optin - kSmemAlign - 256 - C::kSlotArea;
-  const int stages = std::min(kMaxStages, budget / (C::kBytes + 24));
+  const int stages = std::min(max_stages(), budget / (C::kBytes + 24));
   if (stages < 2) return unsupported("sm90 kernel: not enough shared memory for two pipeline stages");
-  // K-split: a verdict round waits for the kGroup stages of one slot group at once, and the
-  // chunk-sum warpgroups run ahead of it.
-  if (C::KS > 1 && stages < C::kGroup + 2)
-    return unsupported("sm90 kernel: not enough shared memory for the K-split's slot groups and stages");
+  // K-split: each chunk-sum warpgroup holds its stage while it waits for its next chunk's, KS
+  // stages ahead; with fewer than KS + 2 stages the ring would barely move.
+  if (C::KS > 1 && stages < C::KS + 2)
+    return unsupported("sm90 kernel: not enough shared memory for the K-split's stages");
   const int smem = stages * C::kBytes + C::kSlotArea + 3 * stages * 8 + kSmemAlign;
   NVFP4_CUDA_TRY(cudaFuncSetAttribute(sm90_gemm_nvfp4<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const int64_t nblocks = (p.n + kRowsWG - 1) / kRowsWG;
