@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# one-off device call (not committed): sm90-v12 r4: two weight copy threads (alternating ring indices) for the K-split (new) against 8c8e195 (kept)
+set -u
+[ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+tar -xJf build/carry.tar.xz -C build
+B=build/carry/new; K=build/carry/kept
+mkdir -p build/h/tests; cp build/carry/tests build/h/tests/nvfp4_tests
+[ -d build/h/golden ] || tar -xJf tests/data/golden.tar.xz -C build/h
+R=$OUT/r; mkdir -p $R
+cp gpu-tmp.sh $R/device-script.sh
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee $R/nvidia-smi.txt
+timeout 300 build/h/tests/nvfp4_tests --gtest_filter='Gpu.*:Sm90Layout.*:HopperFastPath.*:-Gpu.SplitKContractsBitIdenticalToOracle' >$R/gpu-tests.txt 2>&1; echo "tests exit $?"
+grep -E "^\[  (PASSED|FAILED)|FAILED  \]|Failure" $R/gpu-tests.txt | tail -8
+for cfg in 16x1x1x1x4 16x1x1x1x3 32x1x1x1x2 64x1x1x1x3; do
+  NVFP4_SM90_CONFIG=$cfg timeout 100 $B validate --shapes odd:1000:1088,san:200:1000 --rows 333 --candidate sm90,sm90-stream --quiet --out /tmp/v-$cfg >$R/smoke-$cfg.txt 2>&1
+  echo "smoke $cfg exit $? $(tail -2 $R/smoke-$cfg.txt | head -1 | cut -c1-60)"
+done
+CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for tc in racecheck:16x1x1x1x4 racecheck:32x1x1x1x2 memcheck:16x1x1x1x4; do
+  tool=${tc%%:*}; cfg=${tc#*:}
+  NVFP4_SM90_CONFIG=$cfg timeout 100 $CS --tool $tool --error-exitcode 9 $B validate --shapes san:200:1000 --rows 150 --candidate sm90,sm90-stream --quiet --out /tmp/san >/tmp/san.txt 2>&1
+  echo "$tool $cfg: exit $?, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' /tmp/san.txt | tail -1)" | tee -a $R/sanitize.txt
+done
+for m in 16 32; do for bin in kept new kept2 new2; do
+  X=$K; case $bin in new*) X=$B;; esac
+  $X bench --no-quantizer --rows $m --iters 30 --backend sm90,sm90-stream --shapes out,fc2 --commit $bin --out $R/bench-m$m-$bin.json >$R/bench-m$m-$bin.txt 2>&1
+  echo "== m$m $bin"; grep -E "sm90" $R/bench-m$m-$bin.txt | grep -v "of which" | cut -c1-100
+done; done
+$B bench --no-quantizer --rows 128 --iters 30 --backend sm90 --shapes out,fc2 --sm90-config 64x1x2x1,64x1x1x1x3,32x1x1x1x4 --commit new --out $R/bench-m128-ks.json >$R/bench-m128-ks.txt 2>&1
+echo "== m128 ks"; grep -E "sm90" $R/bench-m128-ks.txt | grep -v "of which" | cut -c1-100
+$B bench --no-quantizer --rows 16 --iters 30 --backend sm90 --shapes qkv,fc1 --sm90-config 16x3x1x1,16x4x1x1,16x1x1x1x4 --commit new --out $R/bench-m16-ks.json >$R/bench-m16-ks.txt 2>&1
+echo "== m16 ks"; grep -E "sm90" $R/bench-m16-ks.txt | grep -v "of which" | cut -c1-100
+tar -czf $OUT/results.tgz -C $OUT r
