@@ -67,8 +67,8 @@ constexpr int kArrivalsPerWarpgroup = 128;
 // on each further copy (traces, results v11), so one thread for all three issued a stage per
 // ~320 ns at M = 16: one of the bounds of the K-split tiles. Three were 1-2 % faster at M = 4096
 // (128x2x1x1) and 0-2 % slower on 64x1x2x1 and 128x3x1x2 at M = 128 (results v11 r3, r7, r8), so
-// the K-split and the one-chain 128-token tiles take three, the rest one. A K-split stage carries
-// no records (its verdict lanes read them from global memory), so the K-split takes two.
+// the one-chain 128-token tiles take three, the K-split two (its stages carry no records: its
+// verdict lanes read them from global memory, results v12), the rest one.
 // -DNVFP4_SM90_COPY_THREADS=1 builds one everywhere (a measurement build).
 #ifndef NVFP4_SM90_COPY_THREADS
 #define NVFP4_SM90_COPY_THREADS 3
@@ -396,6 +396,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   const uint32_t nblocks = static_cast<uint32_t>((p.n + kRowsWG - 1) / kRowsWG);  // 64-row weight blocks
   const uint32_t mtiles = static_cast<uint32_t>(p.mp / (BM * TW)), ntiles = (nblocks + RW - 1) / RW;
   const uint32_t tiles = mtiles * ntiles, C_ = static_cast<uint32_t>(p.chunks);
+  // Chunk c's prepacked weight block b and token-block record tb (the prepack's and the
+  // pre-pass's layouts: chunk-major; p.mp / BM token blocks per chunk).
+  auto weight_block = [&](uint32_t c, uint32_t b) { return p.wblk + (static_cast<int64_t>(c) * nblocks + b) * kWBlockBytes; };
+  auto token_record = [&](uint32_t c, uint32_t tb) {
+    return p.atile + static_cast<int64_t>(c) * static_cast<uint32_t>(p.mp / BM) + tb;
+  };
   // K-split: this CTA's last chunk (ring index; the grid never exceeds the tiles). Its group may be
   // short: whoever writes that chunk's slot arrives also for the group's missing chunks.
   const uint32_t g_last = (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x * C_ - 1;
@@ -413,7 +419,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       const bool copy_w = role == 0, copy_a = C::kCopyThreads == 1 || role == 1,
                  copy_t = KS == 1 && (C::kCopyThreads == 1 || role == 2);
       if (copy_a) prefetch_tensor_map(&tmap_a);
-      const uint32_t tblocks = static_cast<uint32_t>(p.mp / BM);
       const uint32_t first_round = static_cast<uint32_t>(stages);
       const uint32_t a_bytes = TW * BM * 128, t_bytes = KS == 1 ? TW * static_cast<uint32_t>(sizeof(TileRec)) : 0u;
       auto weight_bytes = [&](uint32_t nt) {
@@ -423,7 +428,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       auto stage_weight = [&](int s, uint32_t nt, uint32_t c) {
         const uint32_t wbytes = weight_bytes(nt);
         mbar_arrive_expect_tx(&full[s], wbytes + (C::kCopyThreads == 1 ? a_bytes + t_bytes : 0u));
-        bulk_g2s(smem + s * C::kBytes + C::kW, p.wblk + (static_cast<int64_t>(c) * nblocks + nt * RW) * kWBlockBytes, wbytes,
+        bulk_g2s(smem + s * C::kBytes + C::kW, weight_block(c, nt * RW), wbytes,
                  &full[s]);
       };
       if (copy_w) {
@@ -464,7 +469,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           }
           if (copy_t) {
             if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], t_bytes);
-            bulk_g2s(st + C::kT, p.atile + static_cast<int64_t>(c) * tblocks + mt * TW, t_bytes, &full[s]);
+            bulk_g2s(st + C::kT, token_record(c, mt * TW), t_bytes, &full[s]);
           }
         }
       }
@@ -481,7 +486,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         // warpgroup's alone.
         const int l = tid - 32;
         const uint32_t lanes = (1u << C::kGroup) - 1u;
-        const uint32_t tblocks = static_cast<uint32_t>(p.mp / BM);
         wait_prerequisites();  // the pre-pass's records
         // Chunk g's records, or none past this CTA's last chunk.
         auto fetch = [&](uint32_t g, TileRec& ra, TileRec& rw) {
@@ -489,8 +493,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           uint32_t mt, nt;
           tile_coords(blockIdx.x + g / C_ * gridDim.x, mtiles, ntiles, mt, nt);
           const uint32_t c = g % C_;
-          ra = load_tile_rec(reinterpret_cast<const uint8_t*>(p.atile + static_cast<int64_t>(c) * tblocks + mt));
-          rw = load_tile_rec(p.wblk + (static_cast<int64_t>(c) * nblocks + nt) * kWBlockBytes + kWBlockTile);
+          ra = load_tile_rec(reinterpret_cast<const uint8_t*>(token_record(c, mt)));
+          rw = load_tile_rec(weight_block(c, nt) + kWBlockTile);
         };
         TileRec ra{}, rw{};
         fetch(static_cast<uint32_t>(l), ra, rw);
@@ -715,7 +719,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         const Fallback f = KS == 1 ? Fallback{st + C::kA + tb * BM * 128, 0, st + C::kW + rb * kWBlockBytes, p.trec + tc * BM,
                                               p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t}
                                    : Fallback{reinterpret_cast<const uint8_t*>(p.a16) + static_cast<int64_t>(tblock) * BM * a_pitch + c * 128,
-                                              a_pitch, p.wblk + (static_cast<int64_t>(c) * nblocks + block) * kWBlockBytes,
+                                              a_pitch, weight_block(c, block),
                                               p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
         float la_mem[C::R], lc_mem[C::R];
         float* const la = opaque(la_mem);
