@@ -1,11 +1,12 @@
-// What the Hopper probes (wgmma_probe, sm90_loop_probe, sm90_hgmma_probe) share: the command line
-// (`--out FILE` for the JSON copy of the printed table), the device check, and the median of timed
-// launches.
+// What the Hopper probes (wgmma_probe, sm90_loop_probe, sm90_hgmma_probe, sm90_copy_probe,
+// sm120_stream_probe) share: the command line (`--out FILE` for the JSON copy of the printed table),
+// PROBE_ONLY, the device check, CUDA errors, and the median of timed launches.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -18,6 +19,36 @@ inline std::string probe_out_path(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
   return out;
+}
+
+// PROBE_ONLY=s1,s2: the configurations to run are those whose name contains one of the pieces
+// (all when unset).
+class ProbeOnly {
+ public:
+  ProbeOnly() {
+    const char* e = std::getenv("PROBE_ONLY");
+    if (!e) return;
+    const std::string v = e;
+    for (size_t at = 0; at <= v.size();) {
+      const size_t comma = std::min(v.find(',', at), v.size());
+      if (comma > at) pieces_.push_back(v.substr(at, comma - at));
+      at = comma + 1;
+    }
+  }
+  bool wanted(const std::string& name) const {
+    return pieces_.empty() ||
+           std::any_of(pieces_.begin(), pieces_.end(), [&](const std::string& p) { return name.find(p) != std::string::npos; });
+  }
+
+ private:
+  std::vector<std::string> pieces_;
+};
+
+// A failed CUDA call ends the probe with a one-line reason.
+inline void probe_check(cudaError_t e, const char* probe, const char* what) {
+  if (e == cudaSuccess) return;
+  std::fprintf(stderr, "%s: %s: %s\n", probe, what, cudaGetErrorString(e));
+  std::exit(1);
 }
 
 // Device 0's properties if it is a Hopper GPU; otherwise a one-line reason on stderr and false.

@@ -24,19 +24,13 @@
 #include <vector>
 
 #include "../src/cuda/common/timing.hpp"
+#include "hopper_probe.hpp"
 #include "../src/cuda/sm120/sm120_ptx.cuh"
 
 namespace {
 using namespace nvfp4::cuda::sm120;  // the kernel's own barrier and copy wrappers: the probe moves data as it does
 
-#define CK(x)                                                                                   \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "sm120_stream_probe: %s: %s\n", #x, cudaGetErrorString(e_));        \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
+#define CK(x) nvfp4::bench::probe_check((x), "sm120_stream_probe", #x)
 
 constexpr int kAlign = 1024;
 constexpr int kSfBlock = 512;  // one 128x4 swizzle block of scales: 128 rows x one k64 chunk
@@ -223,15 +217,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "sm120_stream_probe: PROBE_PITCH_PAD must be a multiple of 16 bytes, >= 0\n");
     return 2;
   }
-  std::vector<std::string> only;
-  if (const char* oe = std::getenv("PROBE_ONLY")) {
-    std::string v = oe;
-    for (size_t at = 0; at <= v.size();) {
-      const size_t comma = std::min(v.find(',', at), v.size());
-      if (comma > at) only.push_back(v.substr(at, comma - at));
-      at = comma + 1;
-    }
-  }
+  const nvfp4::bench::ProbeOnly only;
   std::printf("device SMs %d, L2 %d bytes; median of %d after 3 warm-ups (%s), weights rotated over copies > 3x L2; L2 promotion %s bytes; "
               "weight row pitch K/2 + %lld bytes\n",
               sms, l2, iters, queued ? "runs enqueued back to back" : "each run alone after a synchronize",
@@ -313,7 +299,7 @@ int main(int argc, char** argv) {
       p.sfa = sfa;
       p.sink = sink;
       if (c.bulk && (sh.n % c.tile_n || pitch_pad)) continue;
-      if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& o) { return c.name().find(o) != std::string::npos; }))
+      if (!only.wanted(c.name()))
         continue;
       const int threads = 32 * (c.consumer_warps + 1);
       CK(cudaFuncSetAttribute(stream_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, c.smem()));

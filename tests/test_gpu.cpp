@@ -335,27 +335,30 @@ TEST(Gpu, Sm90EveryTileConfigurationOnOddShapesAndRealisticActivations) {
   REQUIRE_GPU();
   if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
   // M and N not multiples of any tile, K with an odd number of chunks (21) and not a multiple of 64,
-  // a bias: every configuration's fast path, partial tiles and idle warpgroups.
-  const int64_t m = 333, n = 1000, k = 1337;
-  const Tensor W = quantized(synthetic_weight(n, k, 31), n, k);
+  // and K of two chunks (fewer than a K-split stage holds and than its chunk-sum warpgroups), a bias:
+  // every configuration's fast path, partial tiles and stages, idle warpgroups.
+  const int64_t m = 333, n = 1000;
   std::vector<uint16_t> bias(n);
   for (int64_t i = 0; i < n; ++i) bias[i] = static_cast<uint16_t>(0x3C00 + (i * 37) % 900);
-  for (auto kind : {ActivationKind::kOutlierChannels, ActivationKind::kMiniMax}) {
-    const Tensor A = quantized(synthetic_activation(m, k, 17, kind), m, k);
-    GemmSpec spec;
-    spec.alpha = A.global_scale * W.global_scale;
-    spec.bias = bias.data();
-    auto ref = gemm_oracle(A, W, spec);
-    ASSERT_TRUE(ref.is_ok());
-    for (const std::string& cfg : sm90_configs()) {
-      setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
-      auto g = gemm_gpu(A, W, spec.alpha, bias.data(), GpuGemmKernel::kSm90);
-      unsetenv("NVFP4_SM90_CONFIG");
-      ASSERT_TRUE(g.is_ok()) << g.status().message();
-      EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "kind " << static_cast<int>(kind) << " config " << cfg;
-      std::printf("[sm90] %-10s activations %d: %.5f%% slow, %lld / %lld thread-chunks missed the tile / group test\n", cfg.c_str(),
-                  static_cast<int>(kind), 100.0 * g->slow_steps / std::max<int64_t>(1, g->steps),
-                  static_cast<long long>(g->tile_misses), static_cast<long long>(g->group_misses));
+  for (const int64_t k : {int64_t{1337}, int64_t{100}}) {
+    const Tensor W = quantized(synthetic_weight(n, k, 31), n, k);
+    for (auto kind : {ActivationKind::kOutlierChannels, ActivationKind::kMiniMax}) {
+      const Tensor A = quantized(synthetic_activation(m, k, 17, kind), m, k);
+      GemmSpec spec;
+      spec.alpha = A.global_scale * W.global_scale;
+      spec.bias = bias.data();
+      auto ref = gemm_oracle(A, W, spec);
+      ASSERT_TRUE(ref.is_ok());
+      for (const std::string& cfg : sm90_configs()) {
+        setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
+        auto g = gemm_gpu(A, W, spec.alpha, bias.data(), GpuGemmKernel::kSm90);
+        unsetenv("NVFP4_SM90_CONFIG");
+        ASSERT_TRUE(g.is_ok()) << g.status().message();
+        EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "K " << k << " kind " << static_cast<int>(kind) << " config " << cfg;
+        std::printf("[sm90] %-10s K %5lld activations %d: %.5f%% slow, %lld / %lld thread-chunks missed the tile / group test\n",
+                    cfg.c_str(), static_cast<long long>(k), static_cast<int>(kind), 100.0 * g->slow_steps / std::max<int64_t>(1, g->steps),
+                    static_cast<long long>(g->tile_misses), static_cast<long long>(g->group_misses));
+      }
     }
   }
 }

@@ -74,6 +74,19 @@ constexpr int kArrivalsPerWarpgroup = 128;
 #define NVFP4_SM90_COPY_THREADS 3
 #endif
 static_assert(NVFP4_SM90_COPY_THREADS == 1 || NVFP4_SM90_COPY_THREADS == 3, "one copy thread, or one per kind of copy");
+// K-split stages hold several consecutive chunks of the tile (Cfg::CPS): one barrier round trip and
+// one wait per CPS chunks for the chunk-sum warpgroup that takes the stage. With one chunk per
+// stage the copy thread issued a stage per ~250 ns and every role kept that pace (traces, results
+// v12); alone, the copies ran at ~190-230 ns per one-chunk stage and ~150 ns per chunk with four
+// chunks a stage (bench/sm90_copy_probe.cu, results v13 r1-r2). Four chunks a stage at 16 tokens
+// made attn_out_proj and mlp_fc2 12-14 % faster, two at 32 tokens 9-10 % (results v13 r4, r6). By
+// tile height, as the slots leave shared memory: 4 at 16 tokens, 2 at 32, 1 above (64-token
+// K-split tiles, which the launcher never picks, keep one chunk a stage and the per-stage loop: about
+// a fifth slower than before, see v1 in results v13 r4). -DNVFP4_SM90_KS_STAGE_CHUNKS=n forces n
+// (a measurement build).
+#ifndef NVFP4_SM90_KS_STAGE_CHUNKS
+#define NVFP4_SM90_KS_STAGE_CHUNKS 0
+#endif
 
 template <int BM_, int RW_, int TW_, int NH_, int KS_ = 1>
 struct Cfg {
@@ -86,6 +99,8 @@ struct Cfg {
   static constexpr int BN = BM / NH;                // tokens of one MMA chain (wgmma N)
   static constexpr int R = BM / 2;                  // accumulator registers per thread
   static constexpr int RH = BN / 2;                 // chunk-sum registers per thread (one chain)
+  static constexpr int CPS = KS == 1 ? 1
+                             : (NVFP4_SM90_KS_STAGE_CHUNKS > 0 ? NVFP4_SM90_KS_STAGE_CHUNKS : (BM <= 16 ? 4 : (BM <= 32 ? 2 : 1)));
   // setmaxnreg: the producer warpgroup (a copy thread and the verdict warp) gives its registers to
   // the consumers (64K per SM); with one consumer warpgroup (256 threads) every thread has 255 anyway.
   // setmaxnreg.inc only takes what setmaxnreg.dec gave back to the CTA's pool: the kernel starts
@@ -126,16 +141,19 @@ struct Cfg {
   static constexpr int kSlotArea = kSlots * (kSlotBytes + 16) + kGroups * 16;  // sums, verdicts, two mbarriers per group
   // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block
   // records (these three by the copy engine), then P verdicts (written by the verdict warp). With
-  // KS > 1 neither records nor verdicts: the verdicts go into the slots.
+  // KS > 1 neither records nor verdicts (the verdicts go into the slots), and CPS chunks: their A'
+  // tiles [CPS][BM][64], then their weight blocks [CPS].
+  static constexpr int kATile = TW * BM * 128;     // one chunk's A' tile
   static constexpr int kA = 0;
-  static constexpr int kW = TW * BM * 128;
-  static constexpr int kT = kW + RW * kWBlockBytes;
+  static constexpr int kW = CPS * kATile;
+  static constexpr int kT = kW + CPS * RW * kWBlockBytes;
   static constexpr int kV = kT + (KS == 1 ? TW * static_cast<int>(sizeof(TileRec)) : 0);
   static constexpr int kBytes = (kV + (KS == 1 ? T * 16 : 0) + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
   static_assert(KS == 1 ? (P >= 1 && P <= 4) : (KS >= 2 && KS <= 4),
                 "one to four consumer warpgroups per CTA, or two to four chunk-sum warpgroups and an applier");
   static_assert(KS == 1 || (RW == 1 && TW == 1 && NH == 1 && BM <= 64),
                 "a K-split CTA owns one tile of at most 64 tokens, in one chain");
+  static_assert(CPS == 1 || (KS > 1 && CPS <= 8), "several chunks per stage in the K-split only, at most 8");
   static_assert(KS == 1 || ((kSlots & (kSlots - 1)) == 0 && (kGroup & (kGroup - 1)) == 0 && kGroup <= kSlots),
                 "slot and group index and phase by shifts: powers of two");
   static_assert(kSumArrivals < (1 << 20), "an mbarrier counts at most 2^20 - 1 arrivals");
@@ -335,18 +353,6 @@ __device__ __forceinline__ uint32_t fallback_part(float* acc, const float* ch, c
   return slow << 1;
 }
 
-// Ring position of a chunk: stage index and mbarrier phase parity, advanced without a division.
-struct RingPos {
-  int stage = 0;
-  uint32_t phase = 0;
-  __device__ __forceinline__ void advance(int stages) {
-    if (++stage == stages) {
-      stage = 0;
-      phase ^= 1;
-    }
-  }
-};
-
 // Tile index -> (token tile, row tile): groups of kRasterGroup token tiles sweep the row tiles
 // together, so the weight rows a wave of CTAs reads serve several token tiles from L2.
 // 32-bit arithmetic (the launcher bounds the tile count): a 64-bit division is a subroutine call.
@@ -406,6 +412,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   // short: whoever writes that chunk's slot arrives also for the group's missing chunks.
   const uint32_t g_last = (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x * C_ - 1;
   auto group_arrivals = [&](uint32_t g) { return 1u + (g == g_last ? C::kGroup - 1 - g % C::kGroup : 0u); };
+  // K-split: chunks of the stage that starts at chunk c (c < C_, a multiple of CPS).
+  auto stage_chunks = [&](uint32_t c) { return C_ - c < static_cast<uint32_t>(C::CPS) ? C_ - c : static_cast<uint32_t>(C::CPS); };
 
   if (wg == 0) {
     if constexpr (C::kRealloc) regs_release<C::kProducerRegs>();
@@ -419,57 +427,125 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       const bool copy_w = role == 0, copy_a = C::kCopyThreads == 1 || role == 1,
                  copy_t = KS == 1 && (C::kCopyThreads == 1 || role == 2);
       if (copy_a) prefetch_tensor_map(&tmap_a);
-      const uint32_t first_round = static_cast<uint32_t>(stages);
-      const uint32_t a_bytes = TW * BM * 128, t_bytes = KS == 1 ? TW * static_cast<uint32_t>(sizeof(TileRec)) : 0u;
-      auto weight_bytes = [&](uint32_t nt) {
-        const uint32_t b0 = nt * RW;
-        return (nblocks - b0 < RW ? nblocks - b0 : RW) * kWBlockBytes;
-      };
-      auto stage_weight = [&](int s, uint32_t nt, uint32_t c) {
-        const uint32_t wbytes = weight_bytes(nt);
-        mbar_arrive_expect_tx(&full[s], wbytes + (C::kCopyThreads == 1 ? a_bytes + t_bytes : 0u));
-        bulk_g2s(smem + s * C::kBytes + C::kW, weight_block(c, nt * RW), wbytes,
-                 &full[s]);
-      };
-      if (copy_w) {
+      if constexpr (C::CPS == 1) {
+        // One chunk per stage. This loop is kept apart from the K-split's below, which shares its
+        // structure: in one loop for both, ptxas allocated the one-warpgroup tiles' registers
+        // differently and they ran 2-17 % slower (results v13 r6).
+        const uint32_t first_round = static_cast<uint32_t>(stages);
+        const uint32_t a_bytes = TW * BM * 128, t_bytes = KS == 1 ? TW * static_cast<uint32_t>(sizeof(TileRec)) : 0u;
+        auto weight_bytes = [&](uint32_t nt) {
+          const uint32_t b0 = nt * RW;
+          return (nblocks - b0 < RW ? nblocks - b0 : RW) * kWBlockBytes;
+        };
+        auto stage_weight = [&](int s, uint32_t nt, uint32_t c) {
+          const uint32_t wbytes = weight_bytes(nt);
+          mbar_arrive_expect_tx(&full[s], wbytes + (C::kCopyThreads == 1 ? a_bytes + t_bytes : 0u));
+          bulk_g2s(smem + s * C::kBytes + C::kW, weight_block(c, nt * RW), wbytes,
+                   &full[s]);
+        };
+        if (copy_w) {
+          RingPos pos;
+          uint32_t g = 0;
+          for (uint32_t tile = blockIdx.x; tile < tiles && g < first_round; tile += gridDim.x) {
+            uint32_t mt, nt;
+            tile_coords(tile, mtiles, ntiles, mt, nt);
+            for (uint32_t c = 0; c < C_ && g < first_round; ++c, ++g, pos.advance(stages)) stage_weight(pos.stage, nt, c);
+          }
+        }
+        if (copy_a || copy_t) wait_prerequisites();
         RingPos pos;
         uint32_t g = 0;
-        for (uint32_t tile = blockIdx.x; tile < tiles && g < first_round; tile += gridDim.x) {
+        for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
           uint32_t mt, nt;
           tile_coords(tile, mtiles, ntiles, mt, nt);
-          for (uint32_t c = 0; c < C_ && g < first_round; ++c, ++g, pos.advance(stages)) stage_weight(pos.stage, nt, c);
-        }
-      }
-      if (copy_a || copy_t) wait_prerequisites();
-      RingPos pos;
-      uint32_t g = 0;
-      for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        uint32_t mt, nt;
-        tile_coords(tile, mtiles, ntiles, mt, nt);
-        for (uint32_t c = 0; c < C_; ++c, ++g, pos.advance(stages)) {
-          const int s = pos.stage;
-          if (role == 0) trace(8, g);
-          if (g >= first_round || !copy_w) {  // the weight thread's first round went out above
-            mbar_wait(&empty[s], pos.phase ^ 1);  // a fresh barrier passes parity 1: the first round
-#ifdef NVFP4_SM90_NO_COPY
-            // Measurement build: after the first ring round the stages are re-armed without
-            // copies (the consumers reuse what the first round loaded; the output is meaningless).
-            if (g >= first_round) {
-              mbar_arrive(&full[s]);
-              continue;
+          for (uint32_t c = 0; c < C_; ++c, ++g, pos.advance(stages)) {
+            const int s = pos.stage;
+            if (role == 0) trace(8, g);
+            if (g >= first_round || !copy_w) {  // the weight thread's first round went out above
+              mbar_wait(&empty[s], pos.phase ^ 1);  // a fresh barrier passes parity 1: the first round
+  #ifdef NVFP4_SM90_NO_COPY
+              // Measurement build: after the first ring round the stages are re-armed without
+              // copies (the consumers reuse what the first round loaded; the output is meaningless).
+              if (g >= first_round) {
+                mbar_arrive(&full[s]);
+                continue;
+              }
+  #endif
+              if (copy_w) stage_weight(s, nt, c);
             }
-#endif
-            if (copy_w) stage_weight(s, nt, c);
+            if (role == 0) trace(0, g);
+            uint8_t* st = smem + s * C::kBytes;
+            if (copy_a) {
+              if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], a_bytes);
+              tma_load_2d(st + C::kA, &tmap_a, static_cast<int32_t>(c * 64), static_cast<int32_t>(mt * BM * TW), &full[s]);
+            }
+            if (copy_t) {
+              if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], t_bytes);
+              bulk_g2s(st + C::kT, token_record(c, mt * TW), t_bytes, &full[s]);
+            }
           }
-          if (role == 0) trace(0, g);
-          uint8_t* st = smem + s * C::kBytes;
-          if (copy_a) {
-            if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], a_bytes);
-            tma_load_2d(st + C::kA, &tmap_a, static_cast<int32_t>(c * 64), static_cast<int32_t>(mt * BM * TW), &full[s]);
+        }
+      } else {
+        // Ring index g counts stages; the stage of a tile that starts at chunk c holds its chunks
+        // c .. c + stage_chunks(c) - 1.
+        const uint32_t first_round = static_cast<uint32_t>(stages);
+        const uint32_t a_bytes = C::kATile, t_bytes = KS == 1 ? TW * static_cast<uint32_t>(sizeof(TileRec)) : 0u;
+        auto weight_bytes = [&](uint32_t nt) {
+          const uint32_t b0 = nt * RW;
+          return (nblocks - b0 < RW ? nblocks - b0 : RW) * kWBlockBytes;
+        };
+        // Per chunk, the row tile's blocks (consecutive in the prepack), one copy. A layout that made a
+        // K-split stage's chunks one copy (blocks by groups of four chunks) was no faster there and made
+        // the other tiles 2-29 % slower (results v13 r5).
+        auto stage_weight = [&](int s, uint32_t nt, uint32_t c) {
+          const uint32_t wbytes = weight_bytes(nt), n = stage_chunks(c);
+          mbar_arrive_expect_tx(&full[s], n * wbytes + (C::kCopyThreads == 1 ? n * a_bytes + t_bytes : 0u));
+          for (uint32_t k = 0; k < n; ++k)
+            bulk_g2s(smem + s * C::kBytes + C::kW + k * RW * kWBlockBytes, weight_block(c + k, nt * RW), wbytes, &full[s]);
+        };
+        if (copy_w) {
+          RingPos pos;
+          uint32_t g = 0;
+          for (uint32_t tile = blockIdx.x; tile < tiles && g < first_round; tile += gridDim.x) {
+            uint32_t mt, nt;
+            tile_coords(tile, mtiles, ntiles, mt, nt);
+            for (uint32_t c = 0; c < C_ && g < first_round; c += C::CPS, ++g, pos.advance(stages)) stage_weight(pos.stage, nt, c);
           }
-          if (copy_t) {
-            if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], t_bytes);
-            bulk_g2s(st + C::kT, token_record(c, mt * TW), t_bytes, &full[s]);
+        }
+        if (copy_a || copy_t) wait_prerequisites();
+        RingPos pos;
+        uint32_t g = 0;
+        for (uint32_t tile = blockIdx.x, g0 = 0; tile < tiles; tile += gridDim.x, g0 += C_) {  // g0: the tile's first chunk (traces)
+          uint32_t mt, nt;
+          tile_coords(tile, mtiles, ntiles, mt, nt);
+          for (uint32_t c = 0; c < C_; c += C::CPS, ++g, pos.advance(stages)) {
+            const int s = pos.stage;
+            if (role == 0) trace(8, g0 + c);
+            if (g >= first_round || !copy_w) {  // the weight thread's first round went out above
+              mbar_wait(&empty[s], pos.phase ^ 1);  // a fresh barrier passes parity 1: the first round
+  #ifdef NVFP4_SM90_NO_COPY
+              // Measurement build: after the first ring round the stages are re-armed without
+              // copies (the consumers reuse what the first round loaded; the output is meaningless).
+              if (g >= first_round) {
+                mbar_arrive(&full[s]);
+                continue;
+              }
+  #endif
+              if (copy_w) stage_weight(s, nt, c);
+            }
+            if (role == 0) trace(0, g0 + c);
+            uint8_t* st = smem + s * C::kBytes;
+            if (copy_a) {
+              const uint32_t n = stage_chunks(c);
+              if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], n * a_bytes);
+              for (uint32_t k = 0; k < n; ++k)
+                tma_load_2d(st + C::kA + k * a_bytes, &tmap_a, static_cast<int32_t>((c + k) * 64), static_cast<int32_t>(mt * BM * TW),
+                            &full[s]);
+            }
+            if (copy_t) {  // KS == 1: one chunk per stage
+              if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], t_bytes);
+              bulk_g2s(st + C::kT, token_record(c, mt * TW), t_bytes, &full[s]);
+            }
           }
         }
       }
@@ -628,55 +704,42 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         mbar_arrive_n(&sum_full[b], group_arrivals(g));  // releases this thread's stores to the applier's same thread
         trace(4, g);
       };
-      // The next chunk is decoded while this one's MMAs run (two fragment buffers): nothing else
-      // in this warpgroup's step depends on them. Its stage is waited for before the MMAs are
-      // issued, so no branch runs while they are in flight (ptxas would serialise them, C7518).
-      if (C_ <= j) return;  // fewer chunks than warpgroups: nothing for this one
-      uint32_t tile = blockIdx.x, c = j, g = j;
-      for (uint32_t i = 0; i < j; ++i) pos.advance(stages);
-      // The chunk after (tile, c, g, p) in this warpgroup's sequence.
-      auto next = [&](uint32_t& tl, uint32_t& cc, uint32_t& gg, RingPos& pp) {
-        uint32_t d;
-        if (cc + KS < C_) {
-          cc += KS;
-          d = KS;
-        } else {
-          d = C_ - cc + j;
-          cc = j;
-          tl += gridDim.x;
-        }
-        gg += d;
-        for (uint32_t i = 0; i < d; ++i) pp.advance(stages);
-      };
+      // Stages u = j, j + KS, ... of the CTA's sequence (tile u / spt, its stage u % spt), each
+      // of up to CPS chunks: the next chunk of the stage is decoded while this one's MMAs run (two
+      // fragment buffers; the last decodes itself again rather than branch while MMAs are in
+      // flight, which ptxas would serialise, C7518), and the stage is released after its last.
       uint32_t frag2[4][4];
-      mbar_wait(&full[pos.stage], pos.phase);
-      decode_into(smem + pos.stage * C::kBytes, frag);
-      // One chunk: MMAs from fa, the next chunk decoded into fb; false after the last chunk.
-      auto step = [&](uint32_t(&fa)[4][4], uint32_t(&fb)[4][4]) {
-        uint32_t tn = tile, cn = c, gn = g;
-        RingPos pn = pos;
-        next(tn, cn, gn, pn);
-        const bool more = tn < tiles;
-        if (more) mbar_wait(&full[pn.stage], pn.phase);
+      const uint32_t spt = (C_ + C::CPS - 1) / C::CPS;  // stages per tile
+      const uint32_t total = (g_last + 1) / C_ * spt;
+      // Chunk k of the stage at st: MMAs from fa, chunk kn decoded into fb, sums to slot g.
+      auto chunk = [&](const uint8_t* st, uint32_t k, uint32_t kn, uint32_t g, uint32_t(&fa)[4][4], uint32_t(&fb)[4][4]) {
         trace(2, g);
-        const uint8_t* st = smem + pos.stage * C::kBytes;
-        issue_with(fa, a_desc(st), ch);
-        decode_into(smem + (more ? pn.stage : pos.stage) * C::kBytes, fb);
+        issue_with(fa, a_desc(st + k * C::kATile), ch);
+        decode_into(st + kn * kWBlockBytes, fb);
         wgmma_wait_all();
         trace(3, g);
         fence_regs(ch);
 #pragma unroll
         for (int j2 = 0; j2 < 4; ++j2) fence_regs(fa[j2]);
-        mbar_arrive(&empty[pos.stage]);  // this warpgroup's reads of the stage are done
         store_sums(g);
-        tile = tn;
-        c = cn;
-        g = gn;
-        pos = pn;
-        return more;
       };
+      RingPos pos_u;
+      for (uint32_t i = 0; i < j; ++i) pos_u.advance(stages);
 #pragma unroll 1
-      while (step(frag, frag2) && step(frag2, frag)) {
+      for (uint32_t u = j; u < total; u += KS) {
+        const uint32_t it = u / spt, c0 = (u - it * spt) * C::CPS, n = stage_chunks(c0), g = it * C_ + c0;
+        mbar_wait(&full[pos_u.stage], pos_u.phase);
+        const uint8_t* st = smem + pos_u.stage * C::kBytes;
+        decode_into(st, frag);
+#pragma unroll
+        for (uint32_t k = 0; k < static_cast<uint32_t>(C::CPS); k += 2) {
+          if (k >= n) break;
+          chunk(st, k, k + 1 < n ? k + 1 : k, g + k, frag, frag2);
+          if (k + 1 >= n) break;
+          chunk(st, k + 1, k + 2 < n ? k + 2 : k + 1, g + k + 1, frag2, frag);
+        }
+        mbar_arrive(&empty[pos_u.stage]);  // this warpgroup's reads of the stage are done
+        for (int i = 0; i < KS; ++i) pos_u.advance(stages);
       }
       return;
     }
