@@ -1153,9 +1153,12 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     const int bm = m <= 16 ? 16 : 32, pmax = m <= 16 ? 4 : 3;
     // Row blocks for at most one round: chunk-sum warpgroups split each tile's chunks (K-split; 4-12 %
     // faster than one warpgroup on 84 row blocks at M = 16 and 32, 2026-12-02). Since the applier
-    // takes slot groups (2026-12-03, results v11) four are 5 % faster than two at M = 16 (attn_out_proj
-    // 33.7 against 35.4 us, mlp_fc2 58.3 against 61.4); at M = 32 two stay the fastest (results v5).
-    if (one_round(1)) return Config{bm, 1, 1, 1, m <= 16 ? 4 : 2};
+    // takes slot groups (2026-12-03, results v11) four were 5 % faster than two at M = 16 (attn_out_proj
+    // 33.7 against 35.4 us, mlp_fc2 58.3 against 61.4); with stages of four chunks (results v13 r8)
+    // three are 1-2 % faster than four and two there (out 27.4-27.7 against 28.0-28.3 and 27.8-28.4
+    // us, fc2 47.0-47.3 against 48.0-48.1 and 47.5-47.9, two runs each); at M = 32 two stay the
+    // fastest (results v5; not measured again with stages of two chunks).
+    if (one_round(1)) return Config{bm, 1, 1, 1, m <= 16 ? 3 : 2};
     return Config{bm, fewest_rounds(2, pmax), 1, 1};
   }
   if (m <= 64) return Config{64, fewest_rounds(1, 3), 1, 1};
