@@ -53,7 +53,13 @@ constexpr int kChunksPerStage = 4;
 constexpr int kRowBytes = kChunksPerStage * 32;        // a row's K slice per stage = the TMA box's inner extent
 constexpr int kSfBlock = 512;                          // one 128x4 swizzle block: 128 rows x one chunk
 constexpr int kAlign = 1024;                           // the swizzle atoms' alignment (dynamic smem is rounded up to it)
-constexpr int kSmemLimit = 101376;                     // the 99 KB a GB10 block may use
+// The 99 KB a GB10 block may use. -DNVFP4_SM120P_SMEM_LIMIT=n (a measurement build, for the proxy
+// on Hopper, whose blocks may use 227 KB) sizes the ring for n bytes instead: how the data path
+// scales with the stages in flight.
+#ifndef NVFP4_SM120P_SMEM_LIMIT
+#define NVFP4_SM120P_SMEM_LIMIT 101376
+#endif
+constexpr int kSmemLimit = NVFP4_SM120P_SMEM_LIMIT;
 static_assert(kTileM == 128, "a tile's SF_A is exactly one 128-row swizzle block per chunk");
 static_assert(kRowBytes == 128, "128-byte rows: the TMA's 128-byte swizzle, which the ldmatrix addresses below undo");
 constexpr int kBlocksPerStageRow = kRowBytes / 8;  // 16-element blocks of a row per stage (8 bytes of codes each)
@@ -98,7 +104,7 @@ struct Tile {
   static_assert(kStages >= 2 && kSmemBytes <= kSmemLimit, "two stages or more in a GB10 block's 99 KB");
   static_assert(kOmmaPerChunkPerWarp == kTileN / 8, "tools/check-sass expects kTileN / 8 per k64 chunk");
 };
-static_assert(Tile<64>::kStages == 3 && Tile<128>::kStages == 2, "28 KB and 36 KB stages");
+static_assert(kSmemLimit != 101376 || (Tile<64>::kStages == 3 && Tile<128>::kStages == 2), "28 KB and 36 KB stages");
 static_assert(Tile<64>::kMaxRegs<1> == 168 && Tile<64>::kMaxRegs<2> == 80 && Tile<128>::kMaxRegs<1> == 168 &&
                   Tile<128>::kMaxRegs<2> == 80,
               "register budgets of one and two CTAs per SM");
