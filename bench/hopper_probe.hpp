@@ -2,6 +2,7 @@
 // sm120_stream_probe) share: the command line (`--out FILE` for the JSON copy of the printed table),
 // PROBE_ONLY, the device check, CUDA errors, and the median of timed launches.
 #pragma once
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -49,6 +50,23 @@ inline void probe_check(cudaError_t e, const char* probe, const char* what) {
   if (e == cudaSuccess) return;
   std::fprintf(stderr, "%s: %s: %s\n", probe, what, cudaGetErrorString(e));
   std::exit(1);
+}
+
+// cuTensorMapEncodeTiled through the runtime's driver entry point (no link against libcuda); a probe
+// that cannot get it ends with a one-line reason.
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
+                                 const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+inline EncodeTiled probe_encoder(const char* probe) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  probe_check(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q), probe,
+              "cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled)");
+  if (q != cudaDriverEntryPointSuccess || !fn) {
+    std::fprintf(stderr, "%s: no cuTensorMapEncodeTiled\n", probe);
+    std::exit(1);
+  }
+  return reinterpret_cast<EncodeTiled>(fn);
 }
 
 // Device 0's properties if it is a Hopper GPU; otherwise a one-line reason on stderr and false.

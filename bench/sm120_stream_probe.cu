@@ -158,19 +158,6 @@ __global__ void read_kernel(const uint4* w, int64_t n16, uint32_t* sink) {
   if (acc == 0x9e3779b9u) sink[0] = acc;
 }
 
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
-                                 const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-EncodeTiled encoder() {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q{};
-  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
-  if (q != cudaDriverEntryPointSuccess) {
-    std::fprintf(stderr, "sm120_stream_probe: no cuTensorMapEncodeTiled\n");
-    std::exit(1);
-  }
-  return reinterpret_cast<EncodeTiled>(fn);
-}
 // PROBE_L2_PROMOTION=256: the boxes' row reads promote to 256-byte L2 fetches (default 128).
 CUtensorMapL2promotion l2_promotion() {
   const char* e = std::getenv("PROBE_L2_PROMOTION");
@@ -182,9 +169,10 @@ CUtensorMap map_of(const uint8_t* data, int64_t rows, int64_t width, int64_t pit
   const cuuint64_t strides[1] = {cuuint64_t(pitch)};
   const cuuint32_t box[2] = {cuuint32_t(row_bytes), cuuint32_t(box_rows)};
   const cuuint32_t elem[2] = {1, 1};
-  const CUresult r = encoder()(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<uint8_t*>(data), dims, strides, box, elem,
-                               CU_TENSOR_MAP_INTERLEAVE_NONE, row_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
-                               l2_promotion(), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  static const nvfp4::bench::EncodeTiled encode = nvfp4::bench::probe_encoder("sm120_stream_probe");
+  const CUresult r = encode(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<uint8_t*>(data), dims, strides, box, elem,
+                             CU_TENSOR_MAP_INTERLEAVE_NONE, row_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+                             l2_promotion(), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     std::fprintf(stderr, "sm120_stream_probe: cuTensorMapEncodeTiled failed (%d)\n", int(r));
     std::exit(1);

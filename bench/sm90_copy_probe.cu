@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "../src/cuda/common/timing.hpp"
+#include "../src/cuda/sm90/sm90_layout.hpp"
 #include "../src/cuda/sm90/sm90_ptx.cuh"
 #include "hopper_probe.hpp"
 
@@ -36,7 +37,9 @@ using namespace nvfp4::cuda::sm90;
 
 #define CK(x) nvfp4::bench::probe_check((x), "sm90_copy_probe", #x)
 
-constexpr int kWBlock = 2352;  // a prepacked 64-row weight block of one k64 chunk (sm90_layout.hpp)
+constexpr int kWBlock = kWBlockBytes;  // a prepacked 64-row weight block of one k64 chunk
+constexpr int kPad = 2560;             // `pitch` 2560: each block on its own 128-byte-aligned bytes
+static_assert(kPad >= kWBlock && kPad % 128 == 0, "a padded block holds a block and starts on a 128-byte line");
 constexpr int kABox = 2048;    // A' of 16 tokens x 64 f16
 constexpr int kAlign = 1024;
 constexpr int kSmem = 200 * 1024;  // one CTA per SM whatever the ring
@@ -161,24 +164,14 @@ __global__ void __launch_bounds__(256, 1) read_probe(const uint8_t* w, int chunk
   if (acc == 0x9e3779b9u) sink[0] = acc;
 }
 
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
-                                 const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 // A' as the kernel maps it: [16 tokens][K] f16, boxes of 16 rows x 64 elements, 128-byte swizzle.
 CUtensorMap map_a_of(const uint8_t* a, int64_t k) {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q{};
-  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
-  if (q != cudaDriverEntryPointSuccess) {
-    std::fprintf(stderr, "sm90_copy_probe: no cuTensorMapEncodeTiled\n");
-    std::exit(1);
-  }
   CUtensorMap m{};
   const cuuint64_t dims[2] = {cuuint64_t(k), 16};
   const cuuint64_t strides[1] = {cuuint64_t(k * 2)};
   const cuuint32_t box[2] = {64, 16};
   const cuuint32_t elem[2] = {1, 1};
-  const CUresult r = reinterpret_cast<EncodeTiled>(fn)(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<uint8_t*>(a), dims, strides,
+  const CUresult r = nvfp4::bench::probe_encoder("sm90_copy_probe")(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<uint8_t*>(a), dims, strides,
                                                        box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                                        CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
@@ -194,13 +187,13 @@ const char* mode_name(int m) { return m == kNone ? "none" : m == kBulk ? "bulk" 
 
 int main(int argc, char** argv) {
   const int iters = argc > 1 ? std::atoi(argv[1]) : 30;
+  cudaDeviceProp prop{};
+  if (!nvfp4::bench::probe_require_hopper("sm90_copy_probe", prop)) return 2;
   int sms = 0, l2 = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   CK(cudaFuncSetAttribute(copy_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   const nvfp4::bench::ProbeOnly only;
-  cudaDeviceProp prop{};
-  if (!nvfp4::bench::probe_require_hopper("sm90_copy_probe", prop)) return 2;
   nvfp4::cuda::timing_mode() = nvfp4::cuda::Timing::kQueued;
   uint32_t* sink;
   CK(cudaMalloc(&sink, 64));
@@ -214,7 +207,7 @@ int main(int argc, char** argv) {
   // attn_out_proj and mlp_fc2 at M = 16: 84 tiles of 64 rows, 112 and 224 k64 chunks; and every SM busy.
   const Shape shapes[] = {{"out", 84, 112}, {"fc2", 84, 224}, {"all-SM", sms, 112}};
   for (const Shape& sh : shapes) {
-    const int64_t wbytes = static_cast<int64_t>(sh.ctas) * sh.chunks * kWBlock, wmem = wbytes / kWBlock * 2560;
+    const int64_t wbytes = static_cast<int64_t>(sh.ctas) * sh.chunks * kWBlock, wmem = wbytes / kWBlock * kPad;
     const int copies = static_cast<int>(std::max<int64_t>(2, (3LL * l2 + wbytes - 1) / wbytes + 1));
     std::vector<uint8_t*> w(copies);
     for (int c = 0; c < copies; ++c) {
@@ -235,7 +228,6 @@ int main(int argc, char** argv) {
     struct Run {
       int wmode, amode, g, stages, block_major, pitch;
     };
-    constexpr int kPad = 2560;  // a block per 128-byte-aligned 2560 bytes
     const Run runs[] = {
         {kBulk, kTma, 1, 16, 0, kWBlock},  {kBulk, kBulk, 1, 16, 0, kWBlock}, {kBulk, kNone, 1, 16, 0, kWBlock},
         {kBulk, kNone, 1, 16, 0, kPad},    {kBulk, kNone, 1, 16, 1, kWBlock}, {kBulk, kTma, 1, 16, 1, kWBlock},

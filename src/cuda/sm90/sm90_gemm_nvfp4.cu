@@ -153,7 +153,7 @@ struct Cfg {
                 "one to four consumer warpgroups per CTA, or two to four chunk-sum warpgroups and an applier");
   static_assert(KS == 1 || (RW == 1 && TW == 1 && NH == 1 && BM <= 64),
                 "a K-split CTA owns one tile of at most 64 tokens, in one chain");
-  static_assert(CPS == 1 || (KS > 1 && CPS <= 8), "several chunks per stage in the K-split only, at most 8");
+  static_assert(CPS == 1 || (KS > 1 && CPS <= 8), "several chunks per stage in the K-split only (one row block), at most 8");
   static_assert(KS == 1 || ((kSlots & (kSlots - 1)) == 0 && (kGroup & (kGroup - 1)) == 0 && kGroup <= kSlots),
                 "slot and group index and phase by shifts: powers of two");
   static_assert(kSumArrivals < (1 << 20), "an mbarrier counts at most 2^20 - 1 arrivals");
@@ -463,14 +463,14 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             if (role == 0) trace(8, g);
             if (g >= first_round || !copy_w) {  // the weight thread's first round went out above
               mbar_wait(&empty[s], pos.phase ^ 1);  // a fresh barrier passes parity 1: the first round
-  #ifdef NVFP4_SM90_NO_COPY
+#ifdef NVFP4_SM90_NO_COPY
               // Measurement build: after the first ring round the stages are re-armed without
               // copies (the consumers reuse what the first round loaded; the output is meaningless).
               if (g >= first_round) {
                 mbar_arrive(&full[s]);
                 continue;
               }
-  #endif
+#endif
               if (copy_w) stage_weight(s, nt, c);
             }
             if (role == 0) trace(0, g);
@@ -486,22 +486,18 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           }
         }
       } else {
-        // Ring index g counts stages; the stage of a tile that starts at chunk c holds its chunks
-        // c .. c + stage_chunks(c) - 1.
+        // The K-split (one row block per tile, no records): ring index g counts stages; the stage of a
+        // tile that starts at chunk c holds its chunks c .. c + stage_chunks(c) - 1.
         const uint32_t first_round = static_cast<uint32_t>(stages);
-        const uint32_t a_bytes = C::kATile, t_bytes = KS == 1 ? TW * static_cast<uint32_t>(sizeof(TileRec)) : 0u;
-        auto weight_bytes = [&](uint32_t nt) {
-          const uint32_t b0 = nt * RW;
-          return (nblocks - b0 < RW ? nblocks - b0 : RW) * kWBlockBytes;
-        };
-        // Per chunk, the row tile's blocks (consecutive in the prepack), one copy. A layout that made a
-        // K-split stage's chunks one copy (blocks by groups of four chunks) was no faster there and made
-        // the other tiles 2-29 % slower (results v13 r5).
+        const uint32_t a_bytes = C::kATile;
+        // One copy per chunk's weight block. A layout that made a K-split stage's chunks one copy
+        // (blocks by groups of four chunks) was no faster there and made the other tiles 2-29 %
+        // slower (results v13 r5).
         auto stage_weight = [&](int s, uint32_t nt, uint32_t c) {
-          const uint32_t wbytes = weight_bytes(nt), n = stage_chunks(c);
-          mbar_arrive_expect_tx(&full[s], n * wbytes + (C::kCopyThreads == 1 ? n * a_bytes + t_bytes : 0u));
+          const uint32_t n = stage_chunks(c);
+          mbar_arrive_expect_tx(&full[s], n * (kWBlockBytes + (C::kCopyThreads == 1 ? a_bytes : 0u)));
           for (uint32_t k = 0; k < n; ++k)
-            bulk_g2s(smem + s * C::kBytes + C::kW + k * RW * kWBlockBytes, weight_block(c + k, nt * RW), wbytes, &full[s]);
+            bulk_g2s(smem + s * C::kBytes + C::kW + k * kWBlockBytes, weight_block(c + k, nt), kWBlockBytes, &full[s]);
         };
         if (copy_w) {
           RingPos pos;
@@ -512,7 +508,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             for (uint32_t c = 0; c < C_ && g < first_round; c += C::CPS, ++g, pos.advance(stages)) stage_weight(pos.stage, nt, c);
           }
         }
-        if (copy_a || copy_t) wait_prerequisites();
+        if (copy_a) wait_prerequisites();
         RingPos pos;
         uint32_t g = 0;
         for (uint32_t tile = blockIdx.x, g0 = 0; tile < tiles; tile += gridDim.x, g0 += C_) {  // g0: the tile's first chunk (traces)
@@ -523,14 +519,14 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             if (role == 0) trace(8, g0 + c);
             if (g >= first_round || !copy_w) {  // the weight thread's first round went out above
               mbar_wait(&empty[s], pos.phase ^ 1);  // a fresh barrier passes parity 1: the first round
-  #ifdef NVFP4_SM90_NO_COPY
+#ifdef NVFP4_SM90_NO_COPY
               // Measurement build: after the first ring round the stages are re-armed without
               // copies (the consumers reuse what the first round loaded; the output is meaningless).
               if (g >= first_round) {
                 mbar_arrive(&full[s]);
                 continue;
               }
-  #endif
+#endif
               if (copy_w) stage_weight(s, nt, c);
             }
             if (role == 0) trace(0, g0 + c);
@@ -541,10 +537,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
               for (uint32_t k = 0; k < n; ++k)
                 tma_load_2d(st + C::kA + k * a_bytes, &tmap_a, static_cast<int32_t>((c + k) * 64), static_cast<int32_t>(mt * BM * TW),
                             &full[s]);
-            }
-            if (copy_t) {  // KS == 1: one chunk per stage
-              if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], t_bytes);
-              bulk_g2s(st + C::kT, token_record(c, mt * TW), t_bytes, &full[s]);
             }
           }
         }
@@ -1061,8 +1053,8 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   const int budget = optin - kSmemAlign - 256 - C::kSlotArea;
   const int stages = std::min(max_stages(), budget / (C::kBytes + 24));
   if (stages < 2) return unsupported("sm90 kernel: not enough shared memory for two pipeline stages");
-  // K-split: each chunk-sum warpgroup holds its stage while it waits for its next chunk's, KS
-  // stages ahead; with fewer than KS + 2 stages the ring would barely move.
+  // K-split: each of the KS chunk-sum warpgroups holds one stage while it works through it; with
+  // fewer than KS + 2 stages the copies could barely run ahead of them.
   if (C::KS > 1 && stages < C::KS + 2)
     return unsupported("sm90 kernel: not enough shared memory for the K-split's stages");
   const int smem = stages * C::kBytes + C::kSlotArea + 3 * stages * 8 + kSmemAlign;
