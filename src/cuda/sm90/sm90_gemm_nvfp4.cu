@@ -83,7 +83,8 @@ static_assert(NVFP4_SM90_COPY_THREADS == 1 || NVFP4_SM90_COPY_THREADS == 3, "one
 // tile height, as the slots leave shared memory: 4 at 16 tokens, 2 at 32, 1 above (64-token
 // K-split tiles, which the launcher never picks, keep one chunk a stage and the per-stage loop: about
 // a fifth slower than before, see v1 in results v13 r4). -DNVFP4_SM90_KS_STAGE_CHUNKS=n forces n
-// (a measurement build).
+// (a measurement build; configurations with KS * n above two slot groups are refused, see
+// Cfg::kSlotWaitsSafe).
 #ifndef NVFP4_SM90_KS_STAGE_CHUNKS
 #define NVFP4_SM90_KS_STAGE_CHUNKS 0
 #endif
@@ -157,6 +158,14 @@ struct Cfg {
   static_assert(KS == 1 || ((kSlots & (kSlots - 1)) == 0 && (kGroup & (kGroup - 1)) == 0 && kGroup <= kSlots),
                 "slot and group index and phase by shifts: powers of two");
   static_assert(kSumArrivals < (1 << 20), "an mbarrier counts at most 2^20 - 1 arrivals");
+  // A chunk-sum warpgroup waits for a slot group's sum_empty by phase parity, which cannot tell a
+  // phase from the one two later: its consecutive stages (KS * CPS chunks apart) must lie at most
+  // two slot groups apart, so that it never reaches a group while the applier still holds the one
+  // two groups before it on the same barrier. The default stage sizes keep it (KS * CPS <= 16 =
+  // 2 * kGroup at 16 and 32 tokens, <= 4 <= 8 at 64); a measurement build with
+  // NVFP4_SM90_KS_STAGE_CHUNKS may not, and the launcher refuses those configurations.
+  static constexpr bool kSlotWaitsSafe = KS == 1 || KS * CPS <= 2 * kGroup;
+  static_assert(kSlotWaitsSafe || NVFP4_SM90_KS_STAGE_CHUNKS > 0, "the default K-split stages keep the slot waits within two groups");
   static_assert(KS == 1 || kGroup <= 16, "a K-split verdict round is one lane of warp 1 per chunk of a group");
   static_assert(NH == 1 || NH == 2, "a warpgroup's tokens in one chain or two");
   static_assert(BN % 8 == 0 && BN >= 8 && BN <= 128, "wgmma N (tokens per chain) is a multiple of 8, at most 128 here");
@@ -1041,6 +1050,9 @@ Result<CUtensorMap> make_a_map(const uint16_t* a16, int64_t rows, int64_t k64, i
 template <class C>
 Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   if (p.mp % (C::BM * C::TW) != 0) return invalid_argument("sm90 kernel: padded rows are not a multiple of the token tile");
+  if (!C::kSlotWaitsSafe)
+    return unsupported("sm90 kernel: this build's K-split stages (NVFP4_SM90_KS_STAGE_CHUNKS) are too long for " +
+                       Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name() + "'s slot groups");
   {
     const int64_t nb = (p.n + kRowsWG - 1) / kRowsWG, t = p.mp / (C::BM * C::TW) * ((nb + C::RW - 1) / C::RW);
     if (t > 0x7FFFFFFF / kRasterGroup || p.chunks * nb > 0x7FFFFFFF || p.mp / C::BM * p.chunks > 0x7FFFFFFF)
