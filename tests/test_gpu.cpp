@@ -1,6 +1,7 @@
 // GPU kernels against their CPU counterparts, bit for bit (run on the H200 by tools/gpu-check).
 // Without a GPU every test here reports "skipped: no CUDA device".
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <cstdio>
 #include <cstdlib>
@@ -361,6 +362,36 @@ TEST(Gpu, Sm90EveryTileConfigurationOnOddShapesAndRealisticActivations) {
       }
     }
   }
+}
+
+// Every K-split configuration on attn_out_proj's geometry at M = 16: 84 tiles of one row block and
+// 112 chunks, so each CTA goes round its stage ring many times (the shapes above have at most 21
+// chunks). A configuration whose chunk-sum warpgroups shared ring slots (32x1x1x1x4, seven slots
+// for four warpgroups) gave wrong bits in one tile here in every run (results v14 r7).
+TEST(Gpu, Sm90EveryKSplitConfigurationOnALongK) {
+  REQUIRE_GPU();
+  if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
+  const int64_t m = 16, n = 5376, k = 7168;
+  const Tensor W = quantized(synthetic_weight(n, k, 41), n, k);
+  const Tensor A = quantized(synthetic_activation(m, k, 43, ActivationKind::kMiniMax), m, k);
+  GemmSpec spec;
+  spec.alpha = A.global_scale * W.global_scale;
+  auto ref = gemm_oracle(A, W, spec);
+  ASSERT_TRUE(ref.is_ok());
+  int ksplit = 0;
+  for (const std::string& cfg : sm90_configs()) {
+    if (std::count(cfg.begin(), cfg.end(), 'x') != 4) continue;  // BMxRWxTWxNHxKS: the K-split ones
+    ++ksplit;
+    setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
+    for (int run = 0; run < 3; ++run) {
+      auto g = gemm_gpu(A, W, spec.alpha, nullptr, GpuGemmKernel::kSm90);
+      EXPECT_TRUE(g.is_ok()) << cfg << ": " << g.status().message();
+      if (!g.is_ok()) break;
+      EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "config " << cfg << " run " << run;
+    }
+    unsetenv("NVFP4_SM90_CONFIG");
+  }
+  EXPECT_GE(ksplit, 5);
 }
 
 #if NVFP4_TESTS_HAVE_CUDART

@@ -184,6 +184,9 @@ struct Cfg {
 // 4 its sums are in the slot, 5 the consumer has the verdict (K-split applier: the chunk's group,
 // stamped at the group's first chunk), 6 the applier has loaded the sums, 7 the chunk applied,
 // 8 the copy thread reaches the stage (before it waits for the stage to be free).
+// -DNVFP4_SM90_RING_CHECK: the K-split's copy threads stamp each ring stage they fill with its
+// stage index (in the `ready` barriers' words, which the K-split leaves unused), and a chunk-sum
+// warpgroup that finds another stage's stamp after its wait prints both and traps.
 #ifdef NVFP4_SM90_TRACE
 constexpr int kTraceEvents = 9, kTraceChunks = 4096;
 __device__ unsigned long long g_sm90_trace[kTraceEvents][kTraceChunks];
@@ -499,11 +502,17 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         // tile that starts at chunk c holds its chunks c .. c + stage_chunks(c) - 1.
         const uint32_t first_round = static_cast<uint32_t>(stages);
         const uint32_t a_bytes = C::kATile;
+#ifdef NVFP4_SM90_RING_CHECK
+        uint32_t dbg_v = 0;  // the stage being issued, stamped into the stage (measurement build)
+#endif
         // One copy per chunk's weight block. A layout that made a K-split stage's chunks one copy
         // (blocks by groups of four chunks) was no faster there and made the other tiles 2-29 %
         // slower (results v13 r5).
         auto stage_weight = [&](int s, uint32_t nt, uint32_t c) {
           const uint32_t n = stage_chunks(c);
+#ifdef NVFP4_SM90_RING_CHECK
+          reinterpret_cast<volatile uint32_t*>(ready)[2 * s] = dbg_v;
+#endif
           mbar_arrive_expect_tx(&full[s], n * (kWBlockBytes + (C::kCopyThreads == 1 ? a_bytes : 0u)));
           for (uint32_t k = 0; k < n; ++k)
             bulk_g2s(smem + s * C::kBytes + C::kW + k * kWBlockBytes, weight_block(c + k, nt), kWBlockBytes, &full[s]);
@@ -514,7 +523,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           for (uint32_t tile = blockIdx.x; tile < tiles && g < first_round; tile += gridDim.x) {
             uint32_t mt, nt;
             tile_coords(tile, mtiles, ntiles, mt, nt);
-            for (uint32_t c = 0; c < C_ && g < first_round; c += C::CPS, ++g, pos.advance(stages)) stage_weight(pos.stage, nt, c);
+            for (uint32_t c = 0; c < C_ && g < first_round; c += C::CPS, ++g, pos.advance(stages)) {
+#ifdef NVFP4_SM90_RING_CHECK
+              dbg_v = g;
+#endif
+              stage_weight(pos.stage, nt, c);
+            }
           }
         }
         if (copy_a) wait_prerequisites();
@@ -536,12 +550,18 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
                 continue;
               }
 #endif
+#ifdef NVFP4_SM90_RING_CHECK
+              dbg_v = g;
+#endif
               if (copy_w) stage_weight(s, nt, c);
             }
             if (role == 0) trace(0, g0 + c);
             uint8_t* st = smem + s * C::kBytes;
             if (copy_a) {
               const uint32_t n = stage_chunks(c);
+#ifdef NVFP4_SM90_RING_CHECK
+              reinterpret_cast<volatile uint32_t*>(ready)[2 * s + 1] = g;
+#endif
               if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], n * a_bytes);
               for (uint32_t k = 0; k < n; ++k)
                 tma_load_2d(st + C::kA + k * a_bytes, &tmap_a, static_cast<int32_t>((c + k) * 64), static_cast<int32_t>(mt * BM * TW),
@@ -730,6 +750,17 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       for (uint32_t u = j; u < total; u += KS) {
         const uint32_t it = u / spt, c0 = (u - it * spt) * C::CPS, n = stage_chunks(c0), g = it * C_ + c0;
         mbar_wait(&full[pos_u.stage], pos_u.phase);
+#ifdef NVFP4_SM90_RING_CHECK
+        if constexpr (C::CPS > 1) {  // the stamps come from the K-split's copy loop (CPS > 1)
+          const uint32_t sw = reinterpret_cast<volatile uint32_t*>(ready)[2 * pos_u.stage],
+                         sa = reinterpret_cast<volatile uint32_t*>(ready)[2 * pos_u.stage + 1];
+          if (sw != u || sa != u) {
+            printf("ring check: block %d wg %d thread %d: stage %u (slot %d phase %u) holds w %u a %u\n", blockIdx.x, wg, tid, u,
+                   pos_u.stage, pos_u.phase, sw, sa);
+            __trap();
+          }
+        }
+#endif
         const uint8_t* st = smem + pos_u.stage * C::kBytes;
         decode_into(st, frag);
 #pragma unroll
@@ -1063,12 +1094,22 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
   NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   const int budget = optin - kSmemAlign - 256 - C::kSlotArea;
-  const int stages = std::min(max_stages(), budget / (C::kBytes + 24));
+  int stages = std::min(max_stages(), budget / (C::kBytes + 24));
   if (stages < 2) return unsupported("sm90 kernel: not enough shared memory for two pipeline stages");
-  // K-split: each of the KS chunk-sum warpgroups holds one stage while it works through it; with
-  // fewer than KS + 2 stages the copies could barely run ahead of them.
-  if (C::KS > 1 && stages < C::KS + 2)
-    return unsupported("sm90 kernel: not enough shared memory for the K-split's stages");
+  // K-split: chunk-sum warpgroup j takes stages u = j (mod KS), in ring slot u mod stages. A whole
+  // number of slots per warpgroup makes each slot one warpgroup's, so the slot's previous round is
+  // a stage the waiting warpgroup consumed itself, and its parity wait on the slot cannot pass a
+  // round early. With slots shared (32x1x1x1x4: 7 slots, 4 warpgroups) a warpgroup reached its
+  // next stage while another warpgroup's stage in the same slot, one round older, had not landed
+  // yet, passed the wait on the round before and read the slot as its copy landed: wrong bits in
+  // one tile in every run (results v14 r7, r8: a -DNVFP4_SM90_RING_CHECK build found it).
+  // Two slots per warpgroup at least, so its next stage's copy runs while it works on one.
+  if (C::KS > 1) {
+    stages -= stages % C::KS;
+    if (stages < 2 * C::KS)
+      return unsupported("sm90 kernel: not enough shared memory for two ring stages per K-split warpgroup (" +
+                         Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name() + ")");
+  }
   const int smem = stages * C::kBytes + C::kSlotArea + 3 * stages * 8 + kSmemAlign;
   NVFP4_CUDA_TRY(cudaFuncSetAttribute(sm90_gemm_nvfp4<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const int64_t nblocks = (p.n + kRowsWG - 1) / kRowsWG;
@@ -1130,8 +1171,10 @@ constexpr Built kBuilt[] = {
     {{256, 1, 1, 2}, launch_cfg<Cfg<256, 1, 1, 2>>},  {{256, 2, 1, 2}, launch_cfg<Cfg<256, 2, 1, 2>>},
     {{16, 1, 1, 1, 2}, launch_cfg<Cfg<16, 1, 1, 1, 2>>}, {{16, 1, 1, 1, 3}, launch_cfg<Cfg<16, 1, 1, 1, 3>>},
     {{16, 1, 1, 1, 4}, launch_cfg<Cfg<16, 1, 1, 1, 4>>}, {{32, 1, 1, 1, 2}, launch_cfg<Cfg<32, 1, 1, 1, 2>>},
-    {{32, 1, 1, 1, 3}, launch_cfg<Cfg<32, 1, 1, 1, 3>>}, {{32, 1, 1, 1, 4}, launch_cfg<Cfg<32, 1, 1, 1, 4>>},
-    {{64, 1, 1, 1, 2}, launch_cfg<Cfg<64, 1, 1, 1, 2>>}, {{64, 1, 1, 1, 3}, launch_cfg<Cfg<64, 1, 1, 1, 3>>},
+    {{32, 1, 1, 1, 3}, launch_cfg<Cfg<32, 1, 1, 1, 3>>}, {{64, 1, 1, 1, 2}, launch_cfg<Cfg<64, 1, 1, 1, 2>>},
+    {{64, 1, 1, 1, 3}, launch_cfg<Cfg<64, 1, 1, 1, 3>>},
+    // No 32x1x1x1x4: beside its 128 KB of slots, 227 KB hold seven stages of 13 KB, which round
+    // down to four for its four chunk-sum warpgroups, fewer than launch_cfg's two each.
 };
 
 // The launcher's choice, from the H200 sweeps (benchmarks/results/2026-12-01-h200-sm90-v2, v5, v6):
