@@ -169,7 +169,7 @@ TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
       {16, 5376, "16x1x1x1x3"},  // 84: one round with one warpgroup, so the K-split (three chunk-sum warpgroups)
       {32, 21504, "32x3x1x1"},   // one round with three
       {32, 28672, "32x2x1x1"},   // two rounds with two or three: two
-      {32, 5376, "32x1x1x1x2"},
+      {32, 5376, "32x1x1x1x3"},  // the K-split with three chunk-sum warpgroups at M <= 32 too (results v14 r12)
       {64, 21504, "64x3x1x1"},
       {64, 28672, "64x2x1x1"},
       {64, 5376, "64x1x1x1"},

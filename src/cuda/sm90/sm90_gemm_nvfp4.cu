@@ -1203,9 +1203,11 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     // takes slot groups (2026-12-03, results v11) four were 5 % faster than two at M = 16 (attn_out_proj
     // 33.7 against 35.4 us, mlp_fc2 58.3 against 61.4); with stages of four chunks (results v13 r8)
     // three are 1-2 % faster than four and two there (out 27.4-27.7 against 28.0-28.3 and 27.8-28.4
-    // us, fc2 47.0-47.3 against 48.0-48.1 and 47.5-47.9, two runs each); at M = 32 two stay the
-    // fastest (results v5; not measured again with stages of two chunks).
-    if (one_round(1)) return Config{bm, 1, 1, 1, m <= 16 ? 3 : 2};
+    // us, fc2 47.0-47.3 against 48.0-48.1 and 47.5-47.9, two runs each); at M = 32, with stages of
+    // two chunks, three are as fast as two or up to 1 % faster (results v14: r12, both in one
+    // process, out 34.4 against 34.6-34.8 us, fc2 59.8-59.9 against 60.2-60.3; r13, the launcher's
+    // pick before and after, equal), where two had won with one-chunk stages (results v5).
+    if (one_round(1)) return Config{bm, 1, 1, 1, 3};
     return Config{bm, fewest_rounds(2, pmax), 1, 1};
   }
   if (m <= 64) return Config{64, fewest_rounds(1, 3), 1, 1};
