@@ -1,8 +1,8 @@
 // GPU kernels against their CPU counterparts, bit for bit (run on the H200 by tools/gpu-check).
 // Without a GPU every test here reports "skipped: no CUDA device".
 #include <gtest/gtest.h>
-#include <algorithm>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
