@@ -502,16 +502,16 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         // tile that starts at chunk c holds its chunks c .. c + stage_chunks(c) - 1.
         const uint32_t first_round = static_cast<uint32_t>(stages);
         const uint32_t a_bytes = C::kATile;
-#ifdef NVFP4_SM90_RING_CHECK
-        uint32_t dbg_v = 0;  // the stage being issued, stamped into the stage (measurement build)
-#endif
         // One copy per chunk's weight block. A layout that made a K-split stage's chunks one copy
         // (blocks by groups of four chunks) was no faster there and made the other tiles 2-29 %
         // slower (results v13 r5).
-        auto stage_weight = [&](int s, uint32_t nt, uint32_t c) {
+        // Stage g (the ring index; stamped into the stage by a -DNVFP4_SM90_RING_CHECK build).
+        auto stage_weight = [&](int s, uint32_t nt, uint32_t c, uint32_t g) {
           const uint32_t n = stage_chunks(c);
 #ifdef NVFP4_SM90_RING_CHECK
-          reinterpret_cast<volatile uint32_t*>(ready)[2 * s] = dbg_v;
+          reinterpret_cast<volatile uint32_t*>(ready)[2 * s] = g;
+#else
+          (void)g;
 #endif
           mbar_arrive_expect_tx(&full[s], n * (kWBlockBytes + (C::kCopyThreads == 1 ? a_bytes : 0u)));
           for (uint32_t k = 0; k < n; ++k)
@@ -523,12 +523,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           for (uint32_t tile = blockIdx.x; tile < tiles && g < first_round; tile += gridDim.x) {
             uint32_t mt, nt;
             tile_coords(tile, mtiles, ntiles, mt, nt);
-            for (uint32_t c = 0; c < C_ && g < first_round; c += C::CPS, ++g, pos.advance(stages)) {
-#ifdef NVFP4_SM90_RING_CHECK
-              dbg_v = g;
-#endif
-              stage_weight(pos.stage, nt, c);
-            }
+            for (uint32_t c = 0; c < C_ && g < first_round; c += C::CPS, ++g, pos.advance(stages)) stage_weight(pos.stage, nt, c, g);
           }
         }
         if (copy_a) wait_prerequisites();
@@ -550,10 +545,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
                 continue;
               }
 #endif
-#ifdef NVFP4_SM90_RING_CHECK
-              dbg_v = g;
-#endif
-              if (copy_w) stage_weight(s, nt, c);
+              if (copy_w) stage_weight(s, nt, c, g);
             }
             if (role == 0) trace(0, g0 + c);
             uint8_t* st = smem + s * C::kBytes;
