@@ -22,6 +22,7 @@
 
 #include "cuda/common/kernels.hpp"
 #include "cuda/common/operands.hpp"
+#include "cuda/split_plan.hpp"
 #include "cuda/sm90/sm90_layout.hpp"
 #endif
 
@@ -920,6 +921,111 @@ TEST(Gpu, SplitKRefusedWhenSlicesExceedChunks) {
   EXPECT_EQ(s.status().code(), ErrorCode::kInvalidArgument);
 }
 
+#if NVFP4_TESTS_HAVE_CUDART
+// The device entry points without the fp32 copy of the accumulators (raw = null, what a framework
+// call asks for) on every SM120-side kernel this GPU runs: the same bf16 outputs as the oracle's, and
+// with raw given, its fp32 accumulators too. Until 2026-12-04 these calls allocated a scratch copy of
+// raw and the kernel wrote it (m x n x 4 bytes of DRAM traffic per call for nothing).
+TEST(Gpu, DeviceEntryPointsWithoutTheFp32CopyOnEverySm120Kernel) {
+  REQUIRE_GPU();
+  const int64_t m = 45, n = 136, k = 1000;
+  const auto x = synthetic_activation(m, k, 61, ActivationKind::kOutlierChannels);
+  const Tensor A = quantized(x, m, k);
+  const Tensor W = quantized(synthetic_weight(n, k, 62), n, k);
+  GemmSpec spec;
+  spec.alpha = A.global_scale * W.global_scale;
+  auto ref = gemm_oracle(A, W, spec);
+  ASSERT_TRUE(ref.is_ok()) << ref.status().message();
+  DevMem da(A.data.size()), dsa(A.scales.size()), dx(x.size() * 2), dout(m * n * 2), draw(m * n * 4);
+  ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dx.p, x.data(), x.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  int ran = 0;
+  for (GpuGemmKernel kernel : available_gpu_kernels()) {
+    if (kernel == GpuGemmKernel::kSm90) continue;  // its own device-pointer tests above
+    auto w = prepare_weight_gpu(W, kernel);
+    if (!w.is_ok()) continue;  // a kernel without a prepared-weight form
+    for (bool with_raw : {false, true}) {
+      DeviceMatmul mm;
+      mm.a = da.as<uint8_t>();
+      mm.a_scales = dsa.as<uint8_t>();
+      mm.m = m;
+      mm.k = k;
+      mm.nibbles = A.nibbles;
+      mm.alpha = spec.alpha;
+      mm.out = dout.as<uint16_t>();
+      mm.raw = with_raw ? draw.as<float>() : nullptr;
+      ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);
+      ASSERT_EQ(cudaMemset(draw.p, 0xFF, m * n * 4), cudaSuccess);
+      const Status st = matmul_gpu_device(*w.value(), mm);
+      ASSERT_TRUE(st.is_ok()) << to_string(kernel) << ": " << st.message();
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      GpuGemmOutput got;
+      got.out.resize(m * n);
+      got.raw.resize(m * n);
+      ASSERT_EQ(cudaMemcpy(got.out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(got.raw.data(), draw.p, m * n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_EQ(got.out, (*ref)[0].out) << to_string(kernel) << " matmul, raw " << with_raw;
+      if (with_raw) EXPECT_EQ(count_diff(got, (*ref)[0]), 0) << to_string(kernel) << " matmul raw";
+      else EXPECT_EQ(std::count_if(got.raw.begin(), got.raw.end(), [](float v) { return f32_bits(v) != 0xFFFFFFFFu; }), 0)
+          << to_string(kernel) << ": raw written though none was given";
+      // The layer's real input, where the kernel has the streaming A producer.
+      DeviceLinear ln;
+      ln.x = dx.as<uint16_t>();
+      ln.m = m;
+      ln.k = k;
+      ln.out = dout.as<uint16_t>();
+      ln.raw = mm.raw;
+      ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);
+      const Status sl = linear_gpu_device(*w.value(), ln);
+      if (!sl.is_ok()) continue;
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(got.out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_EQ(got.out, (*ref)[0].out) << to_string(kernel) << " linear, raw " << with_raw;
+    }
+    ++ran;
+  }
+  EXPECT_GT(ran, 0) << "no SM120-side kernel took a prepared weight";
+}
+
+// Split-K without the fp32 copy of the accumulators (raw = nullptr, the production configuration,
+// docs/gb10-performance.md): the merge writes the same bf16 outputs as with it, which the contract
+// tests compare with the oracle. Before 2026-12-04 the merge wrote raw unconditionally.
+TEST(Gpu, SplitKMergeWithoutTheFp32CopyGivesTheSameOutputs) {
+  REQUIRE_GPU();
+  const int64_t m = 77, n = 200, k = 1000, k64 = 1024, lda = k64 / 2;
+  const Tensor A = quantized(synthetic_activation(m, k, 8, ActivationKind::kOutlierChannels), m, k);
+  const Tensor W = quantized(synthetic_weight(n, k, 9), n, k);
+  std::vector<uint8_t> ha, hsa, hw, hsw;
+  cuda::prepare_operand(A, lda, ha, hsa);
+  cuda::prepare_operand(W, lda, hw, hsw);
+  DevMem da(ha.size()), dsa(hsa.size()), dw(hw.size()), dsw(hsw.size()), dout(m * n * 2);
+  ASSERT_EQ(cudaMemcpy(da.p, ha.data(), ha.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dsa.p, hsa.data(), hsa.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dw.p, hw.data(), hw.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dsw.p, hsw.data(), hsw.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  const float alpha = A.global_scale * W.global_scale;
+  for (const char* text : {"split_k:2:grain=128:cublas:fp32", "split_k:3:grain=64:cutlass:bf16_serial"}) {
+    const ReductionContract c = ReductionContract::parse(text).value();
+    auto ref = gemm_gpu(A, W, alpha, nullptr, GpuGemmKernel::kSm120pEmulated, c);
+    ASSERT_TRUE(ref.is_ok()) << ref.status().message();
+    auto plan = cuda::plan_slices(c, k);
+    ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+    DevMem dpart(plan->workspace_floats_per_output() * m * n * 4);
+    ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);
+    cuda::GemmOperands op{da.as<uint8_t>(), dw.as<uint8_t>(), dsa.as<uint8_t>(), dsw.as<uint8_t>(), m, n, k64, alpha,
+                          nullptr, nullptr, dout.as<uint16_t>()};
+    cuda::set_slices(op, plan.value(), dpart.as<float>());
+    ASSERT_TRUE(cuda::launch_sm120p_gemm(op, cuda::Sm120pMode::kEmulated, cuda_device()->sm_count, nullptr).is_ok());
+    ASSERT_TRUE(cuda::launch_merge_splitk(op, nullptr).is_ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<uint16_t> got(m * n);
+    ASSERT_EQ(cudaMemcpy(got.data(), dout.p, got.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(got, ref->out) << text;
+  }
+}
+#endif  // NVFP4_TESTS_HAVE_CUDART
+
 // The memory-path proxy (the pipelined kernel with a register-only stand-in for the MMA) runs on
 // any GPU and is reported against a copy of the same weight bytes; its speed is judged from
 // gpu-check's bench.json, not here.
@@ -940,6 +1046,23 @@ TEST(Gpu, MemoryPathProxyReportsItsWeightStreamAgainstACopy) {
   const Json& k = row["kernels"].items().at(0);
   EXPECT_EQ(k["backend"].as_string(), "sm120p-proxy");
   EXPECT_GT(k["fraction_of_copy"].as_number(), 0.0);
+  // Under a split-K contract (the plan cuBLASLt most likely runs for FC2, docs/fc2-playbook.md) the
+  // row times the partials and their merge, and says so.
+  o.contract = ReductionContract::split_k(3, 256, PartitionRule::kCublas, MergeMode::kFp32);
+  auto js = run_bench(o, [](const std::string&) {});
+  ASSERT_TRUE(js.is_ok()) << js.status().message();
+  const Json& ks = (*js)["gemm"].items().at(0)["kernels"].items().at(0);
+  EXPECT_EQ(ks["backend"].as_string(), "sm120p-proxy@split_k:3:grain=256:cublas:fp32");
+  EXPECT_EQ(ks["contract"].as_string(), "split_k:3:grain=256:cublas:fp32");
+  EXPECT_GT(ks["fraction_of_copy"].as_number(), 0.0);
+  // The sm90 kernel runs the sequential contract only: named with another, a one-line refusal.
+  if (cuda_device()->cc_major == 9) {
+    o.backends = {"sm90"};
+    auto r = run_bench(o, [](const std::string&) {});
+    ASSERT_FALSE(r.is_ok());
+    EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported);
+    EXPECT_NE(r.status().message().find("sequential contract only"), std::string::npos) << r.status().message();
+  }
 }
 
 // Repeatability: every GPU backend (each kernel available_gpu_kernels() lists, so kernels added

@@ -299,7 +299,8 @@ TEST(CliRobust, AbsurdSizesAreOneLineRefusals) {
   EXPECT_EQ(lines(e.out), 1) << e.out;
   for (const char* cmd : {"validate --rows -5", "validate --sample 0", "explain --linear fc2 --plant sequential --splits 2,999",
                           "explain --linear fc2 --plant sequential --grains 64,abc", "bench --iters 99999999999",
-                          "bench --rows 0", "bench --timing async", "validate --shapes big:3000000000:64"}) {
+                          "bench --rows 0", "bench --timing async", "validate --shapes big:3000000000:64",
+                          "bench --contract split_k:2:grain=100", "bench --contract split_k:2 --shapes one:64:64 --no-quantizer"}) {
     auto b = run_cli(cmd);
     EXPECT_EQ(b.code, 2) << cmd << ": " << b.out;
     EXPECT_EQ(lines(b.out), 1) << cmd << ": " << b.out;

@@ -7,6 +7,7 @@
 
 #include "nvfp4/error.hpp"
 #include "nvfp4/io.hpp"
+#include "nvfp4/model.hpp"
 #include "nvfp4/validate.hpp"
 
 namespace nvfp4 {
@@ -24,6 +25,10 @@ struct BenchOptions {
                                        "sm120p-native",  "sm120p-proxy",    "cublaslt"};
   // sm90 tile configurations to time, "BMxRWxTWxNH[xKS]" (empty: the launcher's choice per shape).
   std::vector<std::string> sm90_configs;
+  // The reduction contract the contract-aware GEMM rows run (gpu-model, sm120-*, sm120p-*, the
+  // proxy): split-K times the kernel's partials and the ordered merge together, as a forward pass
+  // under that contract runs them. The sm90 rows are sequential only.
+  ReductionContract contract = ReductionContract::sequential();
   // Activations of the GEMM rows: outliers (heavy tails, ~1 channel in 700 x30..60, as LLM/DiT
   // activations), normal, or minimax (validate's synthetic data: per-channel magnitudes 2^-3..2^3).
   std::string activations = "outliers";

@@ -14,6 +14,7 @@
 #include "common/operands.hpp"
 #include "common/timing.hpp"
 #include "sm90/sm90_host.hpp"
+#include "split_plan.hpp"
 #include "nvfp4/bench.hpp"
 #include "nvfp4/cublaslt.hpp"
 #include "nvfp4/cuda.hpp"
@@ -64,6 +65,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
   if (opt.iters < 1 || opt.warmup < 0) return invalid_argument("bench: iters must be >= 1 and warmup >= 0");
   for (const LinearShape& l : opt.linears) NVFP4_TRY(check_gemm_problem(opt.rows, l.n, l.k, 2, "bench " + l.name));
   if (opt.quantizer) NVFP4_TRY(check_gemm_problem(opt.quant_rows, 1, opt.quant_cols, 1, "bench quantizer"));
+  for (const LinearShape& l : opt.linears) NVFP4_TRY(cuda::plan_slices(opt.contract, l.k).status());  // S <= chunks
   NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
   const CudaInfo ci = cuda_info();
   const bool blackwell = dev.cc_major == 12;
@@ -74,6 +76,8 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
         return unsupported("bench: " + b + " needs an SM120/SM121 GPU; this is " + dev.name);
       if ((b == "sm90" || b == "sm90-stream") && dev.cc_major != 9)
         return unsupported("bench: " + b + " needs a Hopper GPU (compute capability 9.0); this is " + dev.name);
+      if ((b == "sm90" || b == "sm90-stream") && !opt.contract.is_sequential())
+        return unsupported("bench: " + b + " runs the sequential contract only, not " + opt.contract.to_string());
       if (b == "cublaslt" && !blackwell && dev.cc_major != 10) {
         NVFP4_ASSIGN_OR_RETURN(CublasLtEnv env, cublaslt_env());
         NVFP4_TRY(cublaslt_nvfp4_supported(env));
@@ -89,7 +93,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
   j.set("device", dev.name).set("compute_capability", std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor));
   j.set("sm_count", dev.sm_count).set("driver", ci.driver_version).set("cuda_runtime", ci.runtime_version);
   j.set("commit", opt.commit).set("date", utc_now()).set("command", opt.command).set("activations", opt.activations);
-  j.set("timing", opt.queued_timing ? "queued" : "sync");
+  j.set("timing", opt.queued_timing ? "queued" : "sync").set("contract", opt.contract.to_string());
   j.set("method", "median of " + std::to_string(opt.iters) + " CUDA-event timings after " + std::to_string(opt.warmup) +
                       (opt.queued_timing ? " warm-up runs, the runs enqueued back to back (GPU time)"
                                          : " warm-up runs, each run alone after a synchronize (host launch work included)") +
@@ -201,7 +205,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
       }
     for (const std::string& b : opt.backends) {
       if ((b == "sm120-native" || b == "sm120p-native") && !blackwell) continue;  // default list: rows this GPU has
-      if ((b == "sm90" || b == "sm90-stream") && !hopper) continue;
+      if ((b == "sm90" || b == "sm90-stream") && (!hopper || !opt.contract.is_sequential())) continue;
       if (b == "cublaslt") {
         if (!blackwell && dev.cc_major != 10) continue;
         CublasLtPlanRequest req;
@@ -323,19 +327,27 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
         const bool proxy = b == "sm120p-proxy";
         auto k = proxy ? Result<GpuGemmKernel>(GpuGemmKernel::kSm120pNative) : parse_gpu_kernel(b);
         if (!k.is_ok()) return k.status();
-        auto run = [&](int i) {
+        // Under a split-K contract a run is the kernel's K-slice partials, then their merge in slice
+        // order (the validated path of src/cuda/runtime.cu), timed together.
+        NVFP4_ASSIGN_OR_RETURN(const cuda::SlicePlan plan, cuda::plan_slices(opt.contract, K));
+        cuda::DeviceBuffer<float> dpartials;
+        NVFP4_TRY(dpartials.alloc(plan.workspace_floats_per_output() * M * N));
+        auto run = [&](int i) -> Status {
           cuda::GemmOperands op{da.get(), dw[i % copies]->get(), dsa.get(), dsw[i % copies]->get(), M, N, k64, prob->alpha,
                                 nullptr, draw.get(), dout.get()};
           // The proxy times the production data path, which skips the fp32 copy of the accumulators
           // (docs/gb10-performance.md: raw = nullptr); the other rows keep it, as they always have.
           if (proxy) op.raw = nullptr;
-          return proxy ? cuda::launch_sm120p_gemm(op, cuda::Sm120pMode::kProxy, dev.sm_count, nullptr)
-                       : cuda::launch_gemm_kernel(op, k.value(), dev.sm_count, nullptr);
+          cuda::set_slices(op, plan, dpartials.get());
+          NVFP4_TRY(proxy ? cuda::launch_sm120p_gemm(op, cuda::Sm120pMode::kProxy, dev.sm_count, nullptr)
+                          : cuda::launch_gemm_kernel(op, k.value(), dev.sm_count, nullptr));
+          return op.splits > 1 ? cuda::launch_merge_splitk(op, nullptr) : Status::ok();
         };
         NVFP4_ASSIGN_OR_RETURN(double us, cuda::median_us(opt.iters, opt.warmup, run));
         Json extra = Json::object();
+        extra.set("contract", opt.contract.to_string());
         if (b.rfind("sm120p", 0) == 0) {  // the pipelined kernel's tile width for this shape
-          NVFP4_ASSIGN_OR_RETURN(const int tile_n, cuda::sm120p_tile_n(M, N, 1, dev.sm_count));
+          NVFP4_ASSIGN_OR_RETURN(const int tile_n, cuda::sm120p_tile_n(M, N, plan.splits, dev.sm_count));
           extra.set("tile_n", static_cast<int64_t>(tile_n));
         }
         if (proxy) {  // the data path alone: weight bytes streamed vs the copy's bandwidth
@@ -346,7 +358,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
                         shape.c_str(), "sm120p-proxy", w_gbs, 100.0 * w_gbs / copy_gbs, copy_gbs);
           print(line);
         }
-        row(b, us, bytes, copies, extra);
+        row(opt.contract.is_sequential() ? b : b + "@" + opt.contract.to_string(), us, bytes, copies, extra);
       }
     }
     sj.set("kernels", kernels);

@@ -207,9 +207,8 @@ Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& a) {
   NVFP4_CUDA_TRY(cudaMemsetAsync(damax.get(), 0, 4, stream));
   NVFP4_TRY(cuda::launch_amax_bf16(a.x, a.m * a.k, damax.get(), stream));  // a static input scale is sm90's alone (checked above)
   const auto& sw = static_cast<const Sm120Weight&>(w);
-  StreamBuffer<float> draw(stream);  // the SM120 kernel always writes raw
-  if (!a.raw) NVFP4_TRY(draw.alloc(static_cast<size_t>(a.m * w.n)));
-  cuda::GemmOperands op = sm120_operands(sw, a.m, a.bias, a.raw ? a.raw : draw.get(), a.out);
+  // raw is optional in every kernel and the merge: without it only the bf16 output is written.
+  cuda::GemmOperands op = sm120_operands(sw, a.m, a.bias, a.raw, a.out);
   op.x = a.x;
   op.k = a.k;
   op.x_amax = damax.get();
@@ -358,9 +357,8 @@ Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& a) {
                            stream);
   }
   const auto& sw = static_cast<const Sm120Weight&>(w);
-  StreamBuffer<float> draw(stream);  // the SM120 kernel always writes raw
-  if (!a.raw) NVFP4_TRY(draw.alloc(static_cast<size_t>(a.m * w.n)));
-  cuda::GemmOperands op = sm120_operands(sw, a.m, a.bias, a.raw ? a.raw : draw.get(), a.out);
+  // raw is optional in every kernel and the merge: without it only the bf16 output is written.
+  cuda::GemmOperands op = sm120_operands(sw, a.m, a.bias, a.raw, a.out);
   op.a = pa;
   op.sfa = a.a_scales;
   op.alpha = a.alpha;

@@ -15,7 +15,7 @@ Result<SlicePlan> plan_slices(const ReductionContract& c, int64_t k) {
     return invalid_argument("contract " + c.to_string() + ": S must be in 1.." + std::to_string(kMaxSlices));
   if (c.splits > chunks)
     return invalid_argument("contract " + c.to_string() + " cuts K = " + std::to_string(k) + " (" + std::to_string(chunks) +
-                            " chunks of 64) into " + std::to_string(c.splits) + " slices: S must not exceed the chunk count");
+                            (chunks == 1 ? " chunk" : " chunks") + " of 64) into " + std::to_string(c.splits) + " slices: S must not exceed the chunk count");
   SlicePlan p;
   p.splits = c.splits;
   p.merge = c.merge;

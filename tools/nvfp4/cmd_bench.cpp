@@ -6,6 +6,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "nvfp4/bench.hpp"
+#include "nvfp4/cuda.hpp"
 #include "nvfp4/limits.hpp"
 
 namespace nvfp4::cli {
@@ -23,6 +24,8 @@ const char* kHelp =
     "  --sm90-config LIST  sm90 tile configurations to time, BMxRWxTWxNH[xKS] (tokens per warpgroup x 64-row blocks x\n"
     "                      token blocks per CTA x MMA chains [x K-split warpgroups]), e.g. 256x2x1x2,16x1x1x1x2\n"
     "                      (default: the launcher's choice)\n"
+    "  --contract C        reduction contract of the gpu-model, sm120-* and sm120p-* rows (default sequential),\n"
+    "                      e.g. split_k:2:grain=256:cublas:fp32; split-K rows time the kernel and the merge\n"
     "  --iters N           timed runs per measurement, median reported (default 30)\n"
     "  --warmup N          untimed runs first (default 5)\n"
     "  --timing MODE       queued (default: runs enqueued back to back as a forward pass does: GPU time)\n"
@@ -36,7 +39,7 @@ const char* kHelp =
 
 int cmd_bench(int argc, char** argv) {
   auto args = Args::parse(argc, argv, 2, {"no-quantizer", "no-gemm", "help"},
-                          {"rows", "shapes", "backend", "iters", "warmup", "commit", "out", "sm90-config", "activations", "timing"});
+                          {"rows", "shapes", "backend", "iters", "warmup", "commit", "out", "sm90-config", "activations", "timing", "contract"});
   if (!args.is_ok()) return fail("bench", args.status());
   if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
   BenchOptions opt;
@@ -81,6 +84,15 @@ int cmd_bench(int argc, char** argv) {
     if (!kind.is_ok()) return fail("bench", kind.status());
     opt.activations = args->get("activations");
   }
+  if (args->has("contract")) {
+    auto c = ReductionContract::parse(args->get("contract"));
+    if (!c.is_ok()) return fail("bench", c.status());
+    opt.contract = c.value();
+  }
+  // A contract no kernel can run on a shape (S above its k64 chunk count): refused here, in every
+  // build, before anything is measured.
+  for (const LinearShape& l : opt.linears)
+    if (Status st = check_gpu_contract(GpuGemmKernel::kModel, opt.contract, l.k); !st.is_ok()) return fail("bench", st);
   if (args->has("sm90-config")) {
     std::stringstream ss(args->get("sm90-config"));
     std::string v;

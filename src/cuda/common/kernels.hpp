@@ -25,7 +25,7 @@ struct GemmOperands {
   int64_t m, n, k64;
   float alpha;
   const uint16_t* bias; // [N] bf16 or null
-  float* raw;           // [M][N] f32 accumulators
+  float* raw;           // [M][N] f32 accumulators, or null: not written (production calls want out alone)
   uint16_t* out;        // [M][N] bf16
   // Streaming A producer (SM120 kernel only): when x is set, A is quantized inside the GEMM from
   // bf16 x [M][k] with the comfy-cuda recipe and the dynamic scale made from *x_amax (the bf16

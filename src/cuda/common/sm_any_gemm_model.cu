@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(kThreads) sm_any_gemm_model(GemmOperands op) {
     op.partials[(blockIdx.z * op.m + m) * op.n + n] = acc;
     return;
   }
-  op.raw[m * op.n + n] = acc;
+  if (op.raw) op.raw[m * op.n + n] = acc;
   op.out[m * op.n + n] = epilogue_alpha_before_bf16(acc, op.alpha, op.bias ? bf16_to_f32(op.bias[n]) : -0.0f);
 }
 }  // namespace

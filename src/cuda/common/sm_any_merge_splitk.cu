@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(kThreads) merge_splitk(GemmOperands op) {
   const float* p = op.partials + i;
   const model::Merged r = model::merge_step([&](int j) { return p[j * mn]; }, op.splits, static_cast<model::Merge>(op.merge),
                                             model::Epi::kAlphaBeforeBf16, alpha, bias);
-  op.raw[i] = r.raw;
+  if (op.raw) op.raw[i] = r.raw;  // optional, as for the fused epilogue: production runs without the fp32 copy
   op.out[i] = r.bf16;
 }
 }  // namespace

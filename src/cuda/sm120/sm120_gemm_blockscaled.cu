@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands 
         if (row < op.m && col < op.n && op.splits > 1) {
           op.partials[(slice * op.m + row) * op.n + col] = acc[j][e];
         } else if (row < op.m && col < op.n) {
-          op.raw[row * op.n + col] = acc[j][e];
+          if (op.raw) op.raw[row * op.n + col] = acc[j][e];
           op.out[row * op.n + col] =
               epilogue_alpha_before_bf16(acc[j][e], alpha, op.bias ? bf16_to_f32(op.bias[col]) : -0.0f);
         }

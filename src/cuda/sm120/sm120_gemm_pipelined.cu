@@ -39,6 +39,7 @@
 
 #include "../common/check.cuh"
 #include "../common/kernels.hpp"
+#include "../common/tensor_map.hpp"
 #include "mma_sm120.cuh"
 #include "sm120_ptx.cuh"
 
@@ -421,11 +422,6 @@ __global__ void __maxnreg__((kRegsOf<kMode, kTileN>))
   }
 }
 
-// cuTensorMapEncodeTiled (its CUDA 12.0 ABI) through the runtime's driver entry point (no link against libcuda).
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
-                                 const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
 // A measurement setting: the environment variable `name`, which must read `a` or `b` if set and
 // not empty; `otherwise` when it is not.
 Result<int> env_choice(const char* name, int a, int b, int otherwise) {
@@ -440,17 +436,7 @@ Result<int> env_choice(const char* name, int a, int b, int otherwise) {
 // [rows][pitch] bytes as a 2-D tensor, boxes of kRowBytes x box_rows with the 128-byte swizzle the
 // consumers' ldmatrix offsets undo; rows and bytes past the tensor read as zeros.
 Result<CUtensorMap> operand_map(const uint8_t* data, int64_t rows, int64_t pitch, int box_rows, const char* what) {
-  static const EncodeTiled encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-      cudaGetLastError();
-      fn = nullptr;
-    }
-    return reinterpret_cast<EncodeTiled>(fn);
-  }();
-  if (!encode) return cuda_error("sm120p: cuTensorMapEncodeTiled is not available from the driver");
+  NVFP4_ASSIGN_OR_RETURN(const EncodeTiled encode, tensor_map_encoder());
   // L2 sector promotion of the boxes' row reads: 128 bytes (a stage's row), or 256 (the next
   // stage's row too, fetched into L2 with this one). NVFP4_SM120P_L2_PROMOTION=128|256 picks one
   // for measurements; 128 otherwise.

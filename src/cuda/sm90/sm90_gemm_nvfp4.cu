@@ -33,6 +33,7 @@
 #include "../common/check.cuh"
 #include "../common/kernels.hpp"
 #include "../common/numerics.cuh"
+#include "../common/tensor_map.hpp"
 #include "../../model/hopper_exact.hpp"
 #include "sm90_layout.hpp"
 #include "sm90_ptx.cuh"
@@ -1045,19 +1046,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #endif
 }
 
-// cuTensorMapEncodeTiled through the runtime's driver entry point (no link against libcuda).
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
-                                 const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 Result<CUtensorMap> make_a_map(const uint16_t* a16, int64_t rows, int64_t k64, int box_rows) {
-  static EncodeTiled encode = nullptr;
-  if (!encode) {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    NVFP4_CUDA_TRY(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &q));
-    if (!fn || q != cudaDriverEntryPointSuccess) return cuda_error("cuTensorMapEncodeTiled is not available from the driver");
-    encode = reinterpret_cast<EncodeTiled>(fn);
-  }
+  NVFP4_ASSIGN_OR_RETURN(const EncodeTiled encode, tensor_map_encoder());
   CUtensorMap map{};
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k64), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k64 * 2)};
