@@ -80,7 +80,8 @@ Result<GpuGemmOutput> gemm_gpu(const Tensor& a, const Tensor& w, float alpha, co
 // The SM120 kernel with the streaming A producer: the activation arrives as bf16 x [m][k]; the GPU
 // reduces amax, forms ComfyUI's dynamic scale s_x = f32(bf16(amax/2688)) and alpha = s_x * s_w, and
 // quantizes A inside the GEMM (comfy-cuda recipe). Bit-identical to quantize() followed by gemm().
-// kernel: kSm120Native, kSm120Emulated (the pipelined kernel reads a quantized A only), or kSm90
+// kernel: kSm120pNative, kSm120pEmulated (the pipelined kernel's producer warps quantize each stage's
+// activation slice into shared memory), kSm120Native, kSm120Emulated, or kSm90
 // (Hopper: A is quantized in the sm90 pre-pass into the kernel's fp16 operand, never into an NVFP4
 // copy). s_static > 0: a static input_scale instead of the dynamic one (kSm90 only).
 Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k, const Tensor& w, const uint16_t* bias,
@@ -99,8 +100,9 @@ Status check_gpu_contract(GpuGemmKernel kernel, const ReductionContract& contrac
 // A weight prepacked on one GPU for one kernel, made once and reused by every linear_gpu_device /
 // matmul_gpu_device call: by prepare_weight_gpu from a host Tensor (the prepack runs on the host), or
 // by prepare_weight_gpu_device from device memory (the prepack runs on the GPU, same bytes). Kernels: kSm90 (the
-// Hopper path's weight blocks: codes in fragment order, scales, tile records), kSm120Native / kSm120Emulated (the
-// streaming A producer's lo_first operand). Freeing it (cudaFree) waits for the device to be idle.
+// Hopper path's weight blocks: codes in fragment order, scales, tile records), kSm120pNative / kSm120pEmulated
+// (the pipelined SM120 kernel, the production kernel on SM12x) and kSm120Native / kSm120Emulated (the
+// first SM120 kernel), which read the same lo_first operand. Freeing it (cudaFree) waits for the device to be idle.
 class PreparedWeight {
  public:
   virtual ~PreparedWeight() = default;

@@ -11,8 +11,9 @@ bit patterns; packed codes and block scales are ``uint8`` (torch ``float8_e4m3fn
 their bytes).
 
 CUDA tensors are read and written in place through DLPack, on the caller's current stream
-(``torch.cuda.current_stream()``), by ``linear`` and ``matmul`` (backends sm90, sm120-native,
-sm120-emulated: ``auto`` on Hopper and SM120/SM121; a CUDA weight is prepacked on its GPU),
+(``torch.cuda.current_stream()``), by ``linear`` and ``matmul`` (backends sm90, sm120p-native,
+sm120p-emulated, sm120-native, sm120-emulated; ``auto`` is sm90 on Hopper and sm120p-native on
+SM120/SM121; a CUDA weight is prepacked on its GPU),
 ``quantize`` (recipe comfy-cuda), ``dequantize`` (comfy-cuda, swizzled scales) and ``global_scale``.
 What still goes through the host is listed in each function's docstring; ``host_copies`` counts every
 copy of a CUDA tensor to the host and back (``to_host``, ``from_host``) and every one-value read of a
@@ -219,15 +220,16 @@ def matmul(
     under the reduction ``contract`` (see ``linear``). alpha defaults to f32(a.global_scale * w.global_scale).
     With return_raw, also the fp32 accumulators acc (no alpha, no bias). N is w.shape[0].
 
-    A CUDA ``a.data`` whose backend resolves to sm90 (``auto`` on Hopper), sm120-native or
-    sm120-emulated, with the sequential contract, runs on its GPU on the current stream: A, its
+    A CUDA ``a.data`` whose backend resolves to sm90 (``auto`` on Hopper), sm120p-native (``auto`` on
+    SM120/SM121), sm120p-emulated, sm120-native or sm120-emulated, with the sequential contract, runs
+    on its GPU on the current stream: A, its
     scales, the bias and the outputs (allocated by torch) stay on the device (a hi_first A, or K not a
     multiple of 64, is repacked there into the kernels' lo_first rows; sm90 reads it through its
     activation pre-pass), nothing waits. W is prepacked for the kernel once per (W tensor, its version,
     scales, N, nibbles, backend), like ``linear``'s weight: on its GPU when W is a CUDA tensor (nothing
     through the host), on the host when it is a CPU array. A global scale or alpha given as a CUDA
     tensor is read to the host (4 bytes each, waiting for the stream; see ``host_copies``). Other
-    backends (gpu-model, sm120p-*, cpu-oracle, split-K contracts) take CUDA inputs through the host."""
+    backends (gpu-model, cpu-oracle, split-K contracts) take CUDA inputs through the host."""
     if a.nibbles != w.nibbles:
         raise ValueError(f"a has {a.nibbles} nibbles, w has {w.nibbles}: convert one first")
     for name, t in (("a", a), ("w", w)):
@@ -284,15 +286,16 @@ def linear(
     Returns bf16 [..., N] (uint16 patterns in numpy, torch.bfloat16 in torch); with return_raw,
     (bf16, fp32 accumulators without alpha).
 
-    A CUDA x whose backend resolves to sm90 (``auto`` on Hopper), sm120-native or sm120-emulated (a
-    static input_scale: sm90 only) runs on x's GPU on the current stream, zero-copy: x, bias and the
+    A CUDA x whose backend resolves to sm90 (``auto`` on Hopper), sm120p-native (``auto`` on
+    SM120/SM121), sm120p-emulated, sm120-native or sm120-emulated (a static input_scale: sm90 only)
+    runs on x's GPU on the current stream, zero-copy: x, bias and the
     outputs (allocated by torch) stay on the device, s_x is formed on the GPU, nothing waits. The
     weight is prepacked for the kernel once per (weight tensor, its version, weight_scale,
     weight_scale_2, N, backend) and kept while the weight tensor lives: a CUDA weight is prepacked on
     its GPU by the library's prepack kernel (that first call waits for the stream once; nothing goes
     through the host), a CPU weight on the host and uploaded. An input_scale or weight_scale_2 given
     as a CUDA tensor is read to the host (4 bytes, waiting for the stream). Other backends (gpu-model,
-    sm120p-*, cpu-oracle, split-K contracts) take CUDA inputs through the host.
+    cpu-oracle, split-K contracts) take CUDA inputs through the host.
     """
     if is_cuda(x) and contract == "sequential":
         name = resolve_backend(backend, contract)
@@ -314,7 +317,7 @@ def linear(
 
 
 # Backends with a device-pointer path in the library (nvfp4::linear_gpu_device).
-_DEVICE_BACKENDS = ("sm90", "sm120-native", "sm120-emulated")
+_DEVICE_BACKENDS = ("sm90", "sm120p-native", "sm120p-emulated", "sm120-native", "sm120-emulated")
 
 # Prepacked weights: id(weight tensor) -> (key, _core.PreparedWeight). An entry is dropped when its
 # weight tensor is collected; a key that differs (an in-place update bumps the tensor's _version, a

@@ -19,8 +19,8 @@ fall through to comfy-kitchen's other backends). The GEMM runs on the fastest ex
 machine (``nvfp4_exact.resolve_backend()``), else the CPU oracle.
 
 On CUDA tensors all three run on the GPU, on the current stream. ``scaled_mm_nvfp4`` goes through
-``nvfp4_exact.matmul``'s device path where the backend has one (sm90 on Hopper, sm120-native /
-sm120-emulated): packed a, its block scales and the output stay on the device, the weight b is
+``nvfp4_exact.matmul``'s device path where the backend has one (sm90 on Hopper, sm120p-native on
+SM120/SM121, the emulated SM120 kernels): packed a, its block scales and the output stay on the device, the weight b is
 prepacked once on its GPU (kept while the b tensor lives). The global scales (and alpha), which
 comfy-kitchen passes as CUDA tensors, are read to the host: 4 bytes each, waiting for the stream.
 Other backends (gpu-model, cpu-oracle) take the operands through the host.

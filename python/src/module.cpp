@@ -294,7 +294,8 @@ struct PyPreparedWeight {
 };
 
 // A ComfyUI layer's weight (host bytes: the prepack runs on the host, once) prepared on `device`
-// for `backend` (sm90, sm120-native or sm120-emulated), logical [n][k] as weight_shape resolves it.
+// for `backend` (sm90, sm120p-native, sm120p-emulated, sm120-native or sm120-emulated), logical [n][k]
+// as weight_shape resolves it.
 PyPreparedWeight py_prepare_weight(const HostArray& weight, const HostArray& weight_scale, float weight_scale_2, int64_t k,
                                    std::optional<int64_t> bias_len, std::optional<int64_t> out_features,
                                    const std::string& backend, int device) {

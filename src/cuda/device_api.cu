@@ -55,10 +55,21 @@ Status check_kernel_on(GpuGemmKernel kernel, const DeviceProps& p, int device) {
     return unsupported("kernel sm90 needs a Hopper GPU (compute capability 9.0); the tensors are on " + where);
   if (kernel == GpuGemmKernel::kSm120Native && !(p.cc_major == 12 && p.cc_minor <= 1))
     return unsupported("kernel sm120-native needs an SM120/SM121 GPU; the tensors are on " + where);
-  if (kernel == GpuGemmKernel::kSm120Emulated && !(p.cc_major == 9 && p.cc_minor == 0) && !(p.cc_major == 12 && p.cc_minor <= 1))
-    return unsupported("kernel sm120-emulated is built for sm_90a and sm_120a/121a; the tensors are on " + where);
+  if (kernel == GpuGemmKernel::kSm120pNative && !(p.cc_major == 12 && p.cc_minor <= 1))
+    return unsupported("kernel sm120p-native needs an SM120/SM121 GPU; the tensors are on " + where);
+  if ((kernel == GpuGemmKernel::kSm120Emulated || kernel == GpuGemmKernel::kSm120pEmulated) &&
+      !(p.cc_major == 9 && p.cc_minor == 0) && !(p.cc_major == 12 && p.cc_minor <= 1))
+    return unsupported(std::string("kernel ") + to_string(kernel) + " is built for sm_90a and sm_120a/121a; the tensors are on " + where);
   return Status::ok();
 }
+
+// The kernels with a device-pointer path: sm90 (its own weight blocks) and the SM120 kernels, the
+// first and the pipelined one, which read the same lo_first operand.
+bool has_device_path(GpuGemmKernel k) {
+  return k == GpuGemmKernel::kSm90 || k == GpuGemmKernel::kSm120Native || k == GpuGemmKernel::kSm120Emulated ||
+         k == GpuGemmKernel::kSm120pNative || k == GpuGemmKernel::kSm120pEmulated;
+}
+constexpr const char* kDevicePathKernels = "sm90, sm120-native, sm120-emulated, sm120p-native and sm120p-emulated have";
 
 // The kernels vectorize their loads and stores: every operand must start on a 16-byte boundary.
 Status check_aligned(const void* p, const char* name) {
@@ -140,9 +151,8 @@ Status run_sm90_device(const Sm90Weight& sw, cuda::Sm90Prep prep, int64_t m, con
 
 Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu(const Tensor& w, GpuGemmKernel kernel, int device) {
   NVFP4_TRY(w.check());
-  if (kernel != GpuGemmKernel::kSm90 && kernel != GpuGemmKernel::kSm120Native && kernel != GpuGemmKernel::kSm120Emulated)
-    return unsupported(std::string("kernel ") + to_string(kernel) +
-                       " has no device-pointer path (sm90, sm120-native and sm120-emulated have)");
+  if (!has_device_path(kernel))
+    return unsupported(std::string("kernel ") + to_string(kernel) + " has no device-pointer path (" + kDevicePathKernels + ")");
   NVFP4_TRY(check_gemm_problem(1, w.geom.rows, w.geom.cols, 1, "prepare_weight_gpu"));
   DeviceScope scope;
   NVFP4_TRY(scope.enter(device));
@@ -262,9 +272,8 @@ Status dequantize_gpu_device(const uint8_t* data, const uint8_t* scales, int64_t
 
 
 Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu_device(const DeviceWeightSource& src, GpuGemmKernel kernel) {
-  if (kernel != GpuGemmKernel::kSm90 && kernel != GpuGemmKernel::kSm120Native && kernel != GpuGemmKernel::kSm120Emulated)
-    return unsupported(std::string("kernel ") + to_string(kernel) +
-                       " has no device-pointer path (sm90, sm120-native and sm120-emulated have)");
+  if (!has_device_path(kernel))
+    return unsupported(std::string("kernel ") + to_string(kernel) + " has no device-pointer path (" + kDevicePathKernels + ")");
   if (src.data == nullptr || src.scales == nullptr) return invalid_argument("prepare_weight_gpu_device: null pointer");
   NVFP4_TRY(check_dim(src.n, "prepare_weight_gpu_device: n"));
   NVFP4_TRY(check_dim(src.k, "prepare_weight_gpu_device: k"));
@@ -333,6 +342,9 @@ Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& a) {
                             " bytes of a row");
   NVFP4_TRY(check_aligned(a.out, "out"));
   if (a.raw) NVFP4_TRY(check_aligned(a.raw, "raw"));
+  // The pipelined kernel moves A's scale blocks with bulk copies (16-byte aligned addresses).
+  if (w.kernel == GpuGemmKernel::kSm120pNative || w.kernel == GpuGemmKernel::kSm120pEmulated)
+    NVFP4_TRY(check_aligned(a.a_scales, "a_scales"));
   DeviceScope scope;
   NVFP4_TRY(scope.enter(w.device));
   NVFP4_ASSIGN_OR_RETURN(DeviceProps props, props_of(w.device));

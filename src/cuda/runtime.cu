@@ -101,8 +101,11 @@ Result<Tensor> quantize_gpu(const uint16_t* x, int64_t rows, int64_t cols, float
 namespace {
 // The pipelined SM120 kernel: emulated everywhere (validated bit for bit on the H200,
 // benchmarks/results/2026-12-01-h200-sm120p/), native on SM120/SM121.
+// On an SM120/SM121 GPU the pipelined kernel comes first: it is the production kernel there (a
+// shared-memory pipeline, each weight byte read once at M <= 128; docs/gb10-performance.md), so
+// "auto" (the list's first entry) picks it over the first SM120 kernel (direct global loads).
 void add_pipelined_kernels(const DeviceInfo& d, std::vector<GpuGemmKernel>& k) {
-  if (is_blackwell_consumer(d)) k.push_back(GpuGemmKernel::kSm120pNative);
+  if (is_blackwell_consumer(d)) k.insert(k.begin(), GpuGemmKernel::kSm120pNative);
   k.push_back(GpuGemmKernel::kSm120pEmulated);
 }
 }  // namespace
