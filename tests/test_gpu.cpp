@@ -1024,7 +1024,94 @@ TEST(Gpu, SplitKMergeWithoutTheFp32CopyGivesTheSameOutputs) {
     EXPECT_EQ(got, ref->out) << text;
   }
 }
+// The device entry points under split-K contracts (what cuBLASLt may plan for a shape: FC2's likely
+// plan, docs/fc2-playbook.md) on every SM120-side kernel this GPU runs: the partials in a
+// stream-ordered workspace and the ordered merge, the oracle's bits under the same contract, with and
+// without raw. sm90 refuses them with one line.
+TEST(Gpu, DeviceEntryPointsUnderSplitKContracts) {
+  REQUIRE_GPU();
+  const int64_t m = 70, n = 96, k = 1000;
+  const auto x = synthetic_activation(m, k, 71, ActivationKind::kOutlierChannels);
+  const Tensor A = quantized(x, m, k);
+  const Tensor W = quantized(synthetic_weight(n, k, 72), n, k);
+  DevMem da(A.data.size()), dsa(A.scales.size()), dx(x.size() * 2), dout(m * n * 2), draw(m * n * 4);
+  ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dx.p, x.data(), x.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  int ran = 0;
+  for (const char* text : {"split_k:3:grain=128:cublas:fp32", "split_k:2:grain=64:cutlass:bf16_serial",
+                           "split_k:4:grain=256:cublas:bf16_partials"}) {
+    const ReductionContract c = ReductionContract::parse(text).value();
+    GemmSpec spec;
+    spec.alpha = A.global_scale * W.global_scale;
+    spec.contracts = {c};
+    auto ref = gemm_oracle(A, W, spec);
+    ASSERT_TRUE(ref.is_ok()) << ref.status().message();
+    for (GpuGemmKernel kernel : available_gpu_kernels()) {
+      auto w = prepare_weight_gpu(W, kernel);
+      if (!w.is_ok()) continue;
+      DeviceMatmul mm;
+      mm.a = da.as<uint8_t>();
+      mm.a_scales = dsa.as<uint8_t>();
+      mm.m = m;
+      mm.k = k;
+      mm.nibbles = A.nibbles;
+      mm.alpha = spec.alpha;
+      mm.out = dout.as<uint16_t>();
+      mm.raw = draw.as<float>();
+      mm.contract = c;
+      if (kernel == GpuGemmKernel::kSm90) {
+        const Status st = matmul_gpu_device(*w.value(), mm);
+        EXPECT_FALSE(st.is_ok());
+        EXPECT_NE(st.message().find("sequential contract only"), std::string::npos) << st.message();
+        EXPECT_EQ(st.message().find('\n'), std::string::npos);
+        continue;
+      }
+      GpuGemmOutput got;
+      got.out.resize(m * n);
+      got.raw.resize(m * n);
+      ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);
+      const Status st = matmul_gpu_device(*w.value(), mm);
+      ASSERT_TRUE(st.is_ok()) << to_string(kernel) << " " << text << ": " << st.message();
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(got.out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(got.raw.data(), draw.p, m * n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_EQ(count_diff(got, (*ref)[0]), 0) << to_string(kernel) << " matmul " << text;
+      DeviceLinear ln;
+      ln.x = dx.as<uint16_t>();
+      ln.m = m;
+      ln.k = k;
+      ln.out = dout.as<uint16_t>();
+      ln.contract = c;  // no raw: the merge writes the bf16 outputs alone
+      ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);
+      const Status sl = linear_gpu_device(*w.value(), ln);
+      ASSERT_TRUE(sl.is_ok()) << to_string(kernel) << " " << text << ": " << sl.message();
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(got.out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_EQ(got.out, (*ref)[0].out) << to_string(kernel) << " linear " << text;
+      ++ran;
+    }
+  }
+  EXPECT_GT(ran, 0) << "no SM120-side kernel took a prepared weight";
+  // S larger than the chunk count: one line, nothing launched.
+  auto w = prepare_weight_gpu(W, available_gpu_kernels().back());
+  if (w.is_ok()) {
+    DeviceMatmul mm;
+    mm.a = da.as<uint8_t>();
+    mm.a_scales = dsa.as<uint8_t>();
+    mm.m = m;
+    mm.k = k;
+    mm.nibbles = A.nibbles;
+    mm.out = dout.as<uint16_t>();
+    mm.contract = ReductionContract::split_k(17, 64, PartitionRule::kCublas, MergeMode::kFp32);  // K = 1000: 16 chunks
+    const Status st = matmul_gpu_device(*w.value(), mm);
+    EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument) << st.message();
+    EXPECT_EQ(st.message().find('\n'), std::string::npos);
+  }
+}
 #endif  // NVFP4_TESTS_HAVE_CUDART
+
+// The memory-path proxy
 
 // The memory-path proxy (the pipelined kernel with a register-only stand-in for the MMA) runs on
 // any GPU and is reported against a copy of the same weight bytes; its speed is judged from

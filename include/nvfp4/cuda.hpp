@@ -126,6 +126,10 @@ struct DeviceLinear {
   uint16_t* out = nullptr;      // [m][n] bf16
   float* raw = nullptr;         // [m][n] fp32 accumulators (no alpha), or null
   void* stream = nullptr;
+  // The reduction contract (docs/numerics.md §4): sequential, or split-K on the SM120-side kernels
+  // (their K-slice partials in a stream-ordered workspace, merged in slice order on the stream);
+  // sm90 runs the sequential contract only.
+  ReductionContract contract = ReductionContract::sequential();
 };
 Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& args);
 
@@ -161,6 +165,7 @@ struct DeviceMatmul {
   uint16_t* out = nullptr;            // [m][n] bf16
   float* raw = nullptr;               // [m][n] fp32 accumulators (no alpha), or null
   void* stream = nullptr;
+  ReductionContract contract = ReductionContract::sequential();  // as DeviceLinear's
 };
 Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& args);
 // A prepared weight's device bytes copied to the host (tests, diagnostics). kSm90: the weight blocks

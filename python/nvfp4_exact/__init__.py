@@ -192,8 +192,9 @@ def available_backends() -> list:
 
 
 def resolve_backend(backend: str = "auto", contract: str = "sequential") -> str:
-    """The backend a name runs on here. ``auto``: the fastest exact GPU kernel of this machine for the
-    sequential contract, else ``cpu-oracle``. Raises ValueError for an unknown name."""
+    """The backend a name runs on here. ``auto``: the fastest exact GPU kernel of this machine that runs
+    ``contract`` (sm90 runs the sequential contract only; the other kernels every one), else
+    ``cpu-oracle``. Raises ValueError for an unknown name."""
     return _core.resolve_backend(backend, contract)
 
 
@@ -220,16 +221,16 @@ def matmul(
     under the reduction ``contract`` (see ``linear``). alpha defaults to f32(a.global_scale * w.global_scale).
     With return_raw, also the fp32 accumulators acc (no alpha, no bias). N is w.shape[0].
 
-    A CUDA ``a.data`` whose backend resolves to sm90 (``auto`` on Hopper), sm120p-native (``auto`` on
-    SM120/SM121), sm120p-emulated, sm120-native or sm120-emulated, with the sequential contract, runs
-    on its GPU on the current stream: A, its
-    scales, the bias and the outputs (allocated by torch) stay on the device (a hi_first A, or K not a
+    A CUDA ``a.data`` whose backend resolves to sm90 (``auto`` on Hopper; the sequential contract
+    only), sm120p-native (``auto`` on SM120/SM121), sm120p-emulated, sm120-native or sm120-emulated
+    (any contract: split-K partials and their ordered merge on the device) runs on its GPU on the
+    current stream: A, its scales, the bias and the outputs (allocated by torch) stay on the device (a hi_first A, or K not a
     multiple of 64, is repacked there into the kernels' lo_first rows; sm90 reads it through its
     activation pre-pass), nothing waits. W is prepacked for the kernel once per (W tensor, its version,
     scales, N, nibbles, backend), like ``linear``'s weight: on its GPU when W is a CUDA tensor (nothing
     through the host), on the host when it is a CPU array. A global scale or alpha given as a CUDA
     tensor is read to the host (4 bytes each, waiting for the stream; see ``host_copies``). Other
-    backends (gpu-model, cpu-oracle, split-K contracts) take CUDA inputs through the host."""
+    backends (gpu-model, cpu-oracle) take CUDA inputs through the host."""
     if a.nibbles != w.nibbles:
         raise ValueError(f"a has {a.nibbles} nibbles, w has {w.nibbles}: convert one first")
     for name, t in (("a", a), ("w", w)):
@@ -237,10 +238,10 @@ def matmul(
             raise ValueError(f"{name} must have swizzled128x4 scales, got {t.scale_layout}")
     if int(a.shape[1]) != int(w.shape[1]):
         raise ValueError(f"K mismatch: a is {tuple(a.shape)}, w is {tuple(w.shape)}")
-    if is_cuda(a.data) and contract == "sequential":
+    if is_cuda(a.data):
         name = resolve_backend(backend, contract)
-        if name in _DEVICE_BACKENDS:
-            return _matmul_device(a, w, alpha, bias, name, return_raw)
+        if name in _DEVICE_BACKENDS and (contract == "sequential" or name != "sm90"):
+            return _matmul_device(a, w, alpha, bias, name, return_raw, contract)
     ad, origin = to_host(a.data, "a.data")
     asf, _ = to_host(a.scales, "a.scales")
     wd, _ = to_host(w.data, "w.data")
@@ -279,29 +280,30 @@ def linear(
                     f32(bf16(amax(x)/2688))
     backend:        ``auto`` (the fastest exact backend here), ``cpu-oracle``, or a GPU kernel name
                     (see ``available_backends()``)
-    contract:       the K reduction: ``sequential`` (what the GB10 does) or
-                    ``split_k:S[:grain=G][:cublas|cutlass][:fp32|bf16_partials|bf16_serial]`` (cpu-oracle only)
+    contract:       the K reduction: ``sequential`` (what the GB10's own MMA loop does) or
+                    ``split_k:S[:grain=G][:cublas|cutlass][:fp32|bf16_partials|bf16_serial]`` (what
+                    cuBLASLt may plan for a shape, e.g. FC2; every backend but sm90)
 
     x is quantized with the comfy-cuda recipe; alpha = f32(s_x * weight_scale_2).
     Returns bf16 [..., N] (uint16 patterns in numpy, torch.bfloat16 in torch); with return_raw,
     (bf16, fp32 accumulators without alpha).
 
-    A CUDA x whose backend resolves to sm90 (``auto`` on Hopper), sm120p-native (``auto`` on
-    SM120/SM121), sm120p-emulated, sm120-native or sm120-emulated (a static input_scale: sm90 only)
-    runs on x's GPU on the current stream, zero-copy: x, bias and the
+    A CUDA x whose backend resolves to sm90 (``auto`` on Hopper; the sequential contract only),
+    sm120p-native (``auto`` on SM120/SM121), sm120p-emulated, sm120-native or sm120-emulated (any
+    contract; a static input_scale: sm90 only) runs on x's GPU on the current stream, zero-copy: x, bias and the
     outputs (allocated by torch) stay on the device, s_x is formed on the GPU, nothing waits. The
     weight is prepacked for the kernel once per (weight tensor, its version, weight_scale,
     weight_scale_2, N, backend) and kept while the weight tensor lives: a CUDA weight is prepacked on
     its GPU by the library's prepack kernel (that first call waits for the stream once; nothing goes
     through the host), a CPU weight on the host and uploaded. An input_scale or weight_scale_2 given
     as a CUDA tensor is read to the host (4 bytes, waiting for the stream). Other backends (gpu-model,
-    cpu-oracle, split-K contracts) take CUDA inputs through the host.
+    cpu-oracle) take CUDA inputs through the host.
     """
-    if is_cuda(x) and contract == "sequential":
+    if is_cuda(x):
         name = resolve_backend(backend, contract)
-        if name in _DEVICE_BACKENDS and (input_scale is None or name == "sm90"):
+        if name in _DEVICE_BACKENDS and (input_scale is None or name == "sm90") and (contract == "sequential" or name != "sm90"):
             return _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, name, out_features,
-                                  return_raw)
+                                  return_raw, contract)
     xh, origin = to_host(x, "x")
     if len(xh.shape) < 1:
         raise ValueError("x must have at least one dimension (K)")
@@ -359,7 +361,8 @@ def _prepared_weight(weight, weight_scale, weight_scale_2, k, bias_len, out_feat
     return p
 
 
-def _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, backend, out_features, return_raw):
+def _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, backend, out_features, return_raw,
+                   contract="sequential"):
     import torch
 
     dev = x.device
@@ -375,12 +378,12 @@ def _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, b
     m, n = int(x2.shape[0]), int(p.n)
     out = torch.empty((m, n), dtype=torch.bfloat16, device=dev)
     raw = torch.empty((m, n), dtype=torch.float32, device=dev) if return_raw else None
-    _core.linear_device(p, x2, b, s_in, out, raw, cuda_stream(dev))
+    _core.linear_device(p, x2, b, s_in, out, raw, cuda_stream(dev), contract)
     out = out.reshape(*lead, n)
     return (out, raw.reshape(*lead, n)) if return_raw else out
 
 
-def _matmul_device(a, w, alpha, bias, backend, return_raw):
+def _matmul_device(a, w, alpha, bias, backend, return_raw, contract="sequential"):
     import torch
 
     dev = a.data.device
@@ -396,7 +399,7 @@ def _matmul_device(a, w, alpha, bias, backend, return_raw):
           if alpha is None else scalar_f32(alpha, "alpha"))
     out = torch.empty((m, n), dtype=torch.bfloat16, device=dev)
     raw = torch.empty((m, n), dtype=torch.float32, device=dev) if return_raw else None
-    _core.matmul_device(p, ad, asf, m, k, a.nibbles, al, b, out, raw, cuda_stream(dev))
+    _core.matmul_device(p, ad, asf, m, k, a.nibbles, al, b, out, raw, cuda_stream(dev), contract)
     return (out, raw) if return_raw else out
 
 

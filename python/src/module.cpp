@@ -92,9 +92,11 @@ nb::ndarray<nb::numpy, T> to_numpy(std::vector<T> v, std::vector<size_t> shape) 
 // first, else the CPU oracle), "cpu-oracle", or any name parse_gpu_kernel accepts.
 std::string resolve_backend(const std::string& backend, const ReductionContract& c) {
   if (backend != "auto") return backend;
-  const auto k = available_gpu_kernels();
-  // GPU kernels implement the sequential contract only.
-  return !k.empty() && c.is_sequential() ? to_string(k.front()) : "cpu-oracle";
+  // The fastest kernel of this machine that runs the contract (sm90 runs the sequential one only;
+  // the SM120-side kernels and gpu-model run every contract), else the CPU oracle.
+  for (GpuGemmKernel k : available_gpu_kernels())
+    if (c.is_sequential() || k != GpuGemmKernel::kSm90) return to_string(k);
+  return "cpu-oracle";
 }
 
 struct GemmOut {
@@ -122,10 +124,11 @@ Result<GemmOut> gemm(const Tensor& a, const Tensor& w, float alpha, const uint16
   if (!k.is_ok())
     return invalid_argument("unknown backend '" + g.backend + "' (expected auto, cpu-oracle or a GPU kernel: " +
                             k.status().message() + ")");
-  if (!c.is_sequential())
-    return invalid_argument("backend " + g.backend + " implements the sequential contract only; use cpu-oracle for " +
-                            c.to_string());
-  NVFP4_ASSIGN_OR_RETURN(auto r, gemm_gpu(a, w, alpha, bias, k.value()));
+  // sm90 runs the sequential contract only; the SM120-side kernels and gpu-model run every contract.
+  if (!c.is_sequential() && k.value() == GpuGemmKernel::kSm90)
+    return invalid_argument("backend sm90 implements the sequential contract only; use an SM120-side kernel, gpu-model "
+                            "or cpu-oracle for " + c.to_string());
+  NVFP4_ASSIGN_OR_RETURN(auto r, gemm_gpu(a, w, alpha, bias, k.value(), c));
   g.raw = std::move(r.raw);
   g.out = std::move(r.out);
   return g;
@@ -311,7 +314,8 @@ PyPreparedWeight py_prepare_weight(const HostArray& weight, const HostArray& wei
 }
 
 void py_linear_device(const PyPreparedWeight& pw, const CudaArray& x, const std::optional<CudaArray>& bias,
-                      std::optional<float> input_scale, CudaArray& out, std::optional<CudaArray>& raw, uintptr_t stream) {
+                      std::optional<float> input_scale, CudaArray& out, std::optional<CudaArray>& raw, uintptr_t stream,
+                      const std::string& contract) {
   const PreparedWeight& w = *pw.w;
   need_2d(x, "x");
   same_device(x, w.device, "x");
@@ -333,6 +337,7 @@ void py_linear_device(const PyPreparedWeight& pw, const CudaArray& x, const std:
     a.raw = static_cast<float*>(raw->data());
   }
   a.stream = stream_of(stream);
+  a.contract = take(ReductionContract::parse(contract));
   Status st;
   {
     nb::gil_scoped_release unlocked;
@@ -382,7 +387,7 @@ PyPreparedWeight py_prepare_weight_device(const CudaArray& weight, const CudaArr
 // codes, a_scales swizzled; writes out (and raw) on `stream`.
 void py_matmul_device(const PyPreparedWeight& pw, const CudaArray& a, const CudaArray& a_scales, int64_t m, int64_t k,
                       const std::string& nibbles, float alpha, const std::optional<CudaArray>& bias, CudaArray& out,
-                      std::optional<CudaArray>& raw, uintptr_t stream) {
+                      std::optional<CudaArray>& raw, uintptr_t stream, const std::string& contract) {
   const PreparedWeight& w = *pw.w;
   need_2d(a, "a");
   same_device(a, w.device, "a");
@@ -419,6 +424,7 @@ void py_matmul_device(const PyPreparedWeight& pw, const CudaArray& a, const Cuda
     d.raw = static_cast<float*>(raw->data());
   }
   d.stream = stream_of(stream);
+  d.contract = take(ReductionContract::parse(contract));
   Status st;
   {
     nb::gil_scoped_release unlocked;
@@ -594,14 +600,17 @@ NB_MODULE(_core, m) {
         "a ComfyUI layer's weight (host bytes) prepacked on CUDA device `device` for `backend`");
   m.def("linear_device", &py_linear_device, nb::arg("weight"), nb::arg("x"), nb::arg("bias").none(),
         nb::arg("input_scale").none(), nb::arg("out"), nb::arg("raw").none(), nb::arg("stream"),
-        "the linear layer on CUDA arrays, enqueued on `stream` (a cudaStream_t as an integer); writes out (and raw)");
+        nb::arg("contract") = "sequential",
+        "the linear layer on CUDA arrays under `contract`, enqueued on `stream` (a cudaStream_t as an integer); "
+        "writes out (and raw)");
   m.def("prepare_weight_device", &py_prepare_weight_device, nb::arg("weight"), nb::arg("weight_scale"),
         nb::arg("weight_scale_2"), nb::arg("k"), nb::arg("bias_len").none(), nb::arg("out_features").none(),
         nb::arg("backend"), nb::arg("nibbles"), nb::arg("stream"),
         "a weight already on a GPU (CUDA arrays) prepacked there for `backend` on `stream` (waits for it once)");
   m.def("matmul_device", &py_matmul_device, nb::arg("weight"), nb::arg("a"), nb::arg("a_scales"), nb::arg("m"), nb::arg("k"),
         nb::arg("nibbles"), nb::arg("alpha"), nb::arg("bias").none(), nb::arg("out"), nb::arg("raw").none(),
-        nb::arg("stream"), "D = A W^T for a packed NVFP4 A on the GPU, enqueued on `stream`; writes out (and raw)");
+        nb::arg("stream"), nb::arg("contract") = "sequential",
+        "D = A W^T for a packed NVFP4 A on the GPU under `contract`, enqueued on `stream`; writes out (and raw)");
   m.def("prepared_bytes", &py_prepared_bytes, nb::arg("weight"),
         "a prepared weight's device bytes (codes, scales, records) as numpy arrays (tests)");
   m.def("quantize_device", &py_quantize_device, nb::arg("x"), nb::arg("global_scale"), nb::arg("nibbles"), nb::arg("scales"),

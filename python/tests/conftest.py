@@ -25,6 +25,19 @@ def random_bf16(shape, seed=0, scale=1.0, spread=4) -> np.ndarray:
     return bf16_bits(rng.standard_normal(shape).astype(np.float32) * mag * np.float32(scale))
 
 
+# Split-K contracts for the device-path test (test_device_matmul.py) and the operands it runs them
+# on: under the second this data gives other bits than sequentially (test_api.py checks that on the
+# CPU), under the first it happens not to.
+SPLIT_K_CONTRACTS = ["split_k:3:grain=128:cublas:fp32", "split_k:2:grain=64:cutlass:bf16_serial"]
+
+
+def split_k_operands():
+    import nvfp4_exact as nx
+
+    return (nx.quantize(random_bf16((45, 1000), seed=81), pad=True),
+            nx.quantize(random_bf16((72, 1000), seed=82, scale=0.05), pad=True))
+
+
 def cli_commands():
     """Every way to run the CLI here: `python -m nvfp4_exact`, and the nvfp4 executable when the
     build says where it is (ctest sets NVFP4_CLI)."""

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import nvfp4_exact as nx
-from conftest import bf16_bits, bf16_values, random_bf16
+from conftest import SPLIT_K_CONTRACTS, bf16_bits, bf16_values, random_bf16, split_k_operands
 
 RECIPES = ["comfy-cuda", "comfy-eager-cuda", "comfy-eager-cpu"]
 
@@ -119,11 +119,21 @@ def test_auto_backend_is_the_first_available():
     backends = nx.available_backends()
     assert backends[-1] == "cpu-oracle"
     assert nx.resolve_backend("auto") == backends[0]
-    assert nx.resolve_backend("auto", "split_k:2") == "cpu-oracle"  # GPU kernels are sequential only
+    # Split-K: the first kernel that runs it (every GPU kernel but sm90), else the CPU oracle.
+    assert nx.resolve_backend("auto", "split_k:2") == next((b for b in backends[:-1] if b != "sm90"), "cpu-oracle")
     x = random_bf16((16, 64), seed=31)
     w, ws, s_w = _checkpoint_layer(32, 64, seed=32)
     y_auto = nx.linear(x, w, ws, s_w)
     assert np.array_equal(y_auto, nx.linear(x, w, ws, s_w, backend="cpu-oracle"))
+
+
+def test_split_k_device_test_data_depends_on_the_contract():
+    """The split-K device-path test's operands give other bits under its second contract than
+    sequentially, so that test would see a kernel that ignored the contract."""
+    a, w = split_k_operands()
+    seq_raw = nx.matmul(a, w, backend="cpu-oracle", return_raw=True)[1]
+    split_raw = nx.matmul(a, w, backend="cpu-oracle", contract=SPLIT_K_CONTRACTS[1], return_raw=True)[1]
+    assert not np.array_equal(seq_raw.view(np.uint32), split_raw.view(np.uint32))
 
 
 @pytest.mark.parametrize("n", [1, 17, 72, 100])
@@ -222,7 +232,7 @@ def test_bad_input_raises_value_error():
             nx.linear(x, w, ws, s_w, out_features=bad)
         assert "\n" not in str(info.value)
     with pytest.raises(ValueError, match="sequential contract only"):
-        nx.linear(x, w, ws, s_w, backend="gpu-model", contract="split_k:2")
+        nx.linear(x, w, ws, s_w, backend="sm90", contract="split_k:2")
     with pytest.raises(ValueError, match="one value"):
         nx.linear(x, w, ws, np.ones(2, np.float32))
     for e in (ValueError,):

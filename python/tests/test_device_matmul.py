@@ -7,7 +7,7 @@ import pytest
 
 import nvfp4_exact as nx
 from nvfp4_exact import _core
-from conftest import random_bf16
+from conftest import SPLIT_K_CONTRACTS, random_bf16, split_k_operands
 
 torch = pytest.importorskip("torch", reason="torch is not installed (the GPU machine has it)")
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
@@ -135,3 +135,37 @@ def test_cuda_linear_prepacks_the_weight_on_the_device(backend):
     got = nx.linear(x_t, w_t, ws_t, wq.global_scale, bias=b_t, backend=backend)
     assert nx.host_copies == {"to_host": 0, "from_host": 0, "scalars": 0}, nx.host_copies
     assert np.array_equal(_bits(got), want)
+
+
+@pytest.mark.parametrize("backend", [b for b in device_backends() if b != "sm90"] or ["none"])
+@pytest.mark.parametrize("contract", SPLIT_K_CONTRACTS)
+def test_split_k_contracts_run_on_the_device_bit_for_bit(backend, contract):
+    """A split-K contract (what cuBLASLt may plan for a shape: FC2's likely plan) on the SM120-side
+    kernels: the K-slice partials and their ordered merge on the GPU, the CPU oracle's bits under the
+    same contract, no host round trip; sm90 (sequential only) says so in one line."""
+    if backend == "none":
+        pytest.skip("no SM120-side device-path backend on this GPU")
+    m, n, k = 45, 72, 1000
+    a, w = split_k_operands()
+    want, want_raw = nx.matmul(a, w, backend="cpu-oracle", contract=contract, return_raw=True)
+    a_t, w_t = _cuda(a), _cuda(w)
+    _reset()
+    got, raw = nx.matmul(a_t, w_t, backend=backend, contract=contract, return_raw=True)
+    torch.cuda.synchronize()
+    assert nx.host_copies == {"to_host": 0, "from_host": 0, "scalars": 0}, nx.host_copies
+    assert np.array_equal(_bits(got), want)
+    assert np.array_equal(raw.cpu().numpy().view(np.uint32), want_raw.view(np.uint32))
+    # The layer's real input (bf16 x quantized on the GPU), the weight as a checkpoint stores it.
+    x = random_bf16((m, k), seed=83)
+    want_l = nx.linear(x, w.data, w.scales, w.global_scale, backend="cpu-oracle", contract=contract)
+    x_t = torch.from_numpy(x.view(np.int16)).view(torch.bfloat16).cuda()
+    w_d = torch.from_numpy(w.data).cuda()
+    w_s = torch.from_numpy(w.scales).view(torch.float8_e4m3fn).cuda()
+    _reset()
+    got_l = nx.linear(x_t, w_d, w_s, w.global_scale, backend=backend, contract=contract)
+    torch.cuda.synchronize()
+    assert nx.host_copies["to_host"] == 0 and nx.host_copies["from_host"] == 0, nx.host_copies
+    assert np.array_equal(_bits(got_l), want_l)
+    if "sm90" in device_backends():
+        with pytest.raises(ValueError, match="sequential contract only"):
+            nx.matmul(a_t, w_t, backend="sm90", contract=contract)

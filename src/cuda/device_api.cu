@@ -14,6 +14,7 @@
 #include "nvfp4/cuda.hpp"
 #include "nvfp4/limits.hpp"
 #include "sm90/sm90_host.hpp"
+#include "split_plan.hpp"
 
 namespace nvfp4 {
 
@@ -98,6 +99,19 @@ class StreamBuffer {
   cudaStream_t s_;
   T* p_ = nullptr;
 };
+
+// An SM120-side kernel on op under contract c, enqueued on stream: sequential with the fused
+// epilogue, or split-K (the kernel's K-slice partials in a stream-ordered workspace, then the merge
+// in slice order), as src/cuda/runtime.cu runs it for the host entry points.
+Status launch_sm120_side(cuda::GemmOperands op, GpuGemmKernel kernel, const ReductionContract& c, int64_t k, int sm_count,
+                         cudaStream_t stream) {
+  NVFP4_ASSIGN_OR_RETURN(const cuda::SlicePlan plan, cuda::plan_slices(c, k));
+  StreamBuffer<float> partials(stream);
+  if (plan.splits > 1) NVFP4_TRY(partials.alloc(static_cast<size_t>(plan.workspace_floats_per_output() * op.m * op.n)));
+  cuda::set_slices(op, plan, partials.get());
+  NVFP4_TRY(cuda::launch_gemm_kernel(op, kernel, sm_count, stream));
+  return op.splits > 1 ? cuda::launch_merge_splitk(op, stream) : Status::ok();
+}
 
 struct Sm90Weight final : PreparedWeight {
   cuda::sm90::DeviceWeights dw;
@@ -190,6 +204,7 @@ Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& a) {
     return invalid_argument("static input scale must be finite and >= 0 (0 = dynamic)");
   if (a.s_static > 0.0f && w.kernel != GpuGemmKernel::kSm90)
     return unsupported("a static input_scale is implemented by the sm90 kernel only");
+  NVFP4_TRY(check_gpu_contract(w.kernel, a.contract, a.k));
   for (auto [p, name] : {std::pair<const void*, const char*>{a.x, "x"}, {a.out, "out"}}) NVFP4_TRY(check_aligned(p, name));
   if (a.raw) NVFP4_TRY(check_aligned(a.raw, "raw"));
   DeviceScope scope;
@@ -223,7 +238,7 @@ Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& a) {
   op.k = a.k;
   op.x_amax = damax.get();
   op.s_w = w.s_w;
-  return cuda::launch_gemm_kernel(op, w.kernel, props.sm_count, stream);
+  return launch_sm120_side(op, w.kernel, a.contract, a.k, props.sm_count, stream);
 }
 
 Status quantize_gpu_device(const uint16_t* x, int64_t rows, int64_t cols, float global_scale, const QuantizeOptions& opt,
@@ -335,6 +350,7 @@ Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& a) {
     return invalid_argument("K mismatch: a has K = " + std::to_string(a.k) + ", the weight has K = " + std::to_string(w.k));
   NVFP4_TRY(check_gemm_problem(a.m, w.n, a.k, 1, "matmul_gpu_device"));
   if (!std::isfinite(a.alpha)) return invalid_argument("alpha must be finite");
+  NVFP4_TRY(check_gpu_contract(w.kernel, a.contract, a.k));
   const Geometry geom = Geometry::of(a.m, a.k);
   const int64_t pitch = a.a_pitch > 0 ? a.a_pitch : geom.row_bytes();
   if (pitch < geom.row_bytes())
@@ -374,7 +390,7 @@ Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& a) {
   op.a = pa;
   op.sfa = a.a_scales;
   op.alpha = a.alpha;
-  return cuda::launch_gemm_kernel(op, w.kernel, props.sm_count, stream);
+  return launch_sm120_side(op, w.kernel, a.contract, a.k, props.sm_count, stream);
 }
 
 
