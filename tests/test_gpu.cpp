@@ -406,6 +406,31 @@ struct DevMem {
   T* as() const { return static_cast<T*>(p); }
 };
 
+// The device entry points' arguments for a packed A (codes a, swizzled scales sf) or a bf16 x, with
+// a bf16 out and an optional fp32 raw, all in device memory; the rest at its defaults.
+DeviceMatmul matmul_args(const DevMem& a, const DevMem& sf, int64_t m, int64_t k, NibbleOrder nibbles, float alpha,
+                         const DevMem& out, float* raw) {
+  DeviceMatmul mm;
+  mm.a = a.as<uint8_t>();
+  mm.a_scales = sf.as<uint8_t>();
+  mm.m = m;
+  mm.k = k;
+  mm.nibbles = nibbles;
+  mm.alpha = alpha;
+  mm.out = out.as<uint16_t>();
+  mm.raw = raw;
+  return mm;
+}
+DeviceLinear linear_args(const DevMem& x, int64_t m, int64_t k, const DevMem& out, float* raw) {
+  DeviceLinear ln;
+  ln.x = x.as<uint16_t>();
+  ln.m = m;
+  ln.k = k;
+  ln.out = out.as<uint16_t>();
+  ln.raw = raw;
+  return ln;
+}
+
 // The sm90 pre-pass's outputs for m tokens (mp padded, blocks of bm) and `chunks` k64 chunks, and
 // its arguments with that geometry (the input side is the caller's).
 struct PrepOutputs {
@@ -470,15 +495,7 @@ TEST(Gpu, Sm90DevicePrepackAndDeviceCallsEqualTheHostPrepackAndTheOracle) {
       GpuGemmOutput got;
       got.out.resize(m * n);
       got.raw.resize(m * n);
-      DeviceMatmul mm;
-      mm.a = da.as<uint8_t>();
-      mm.a_scales = dsa.as<uint8_t>();
-      mm.m = m;
-      mm.k = k;
-      mm.nibbles = A.nibbles;
-      mm.alpha = spec.alpha;
-      mm.out = dout.as<uint16_t>();
-      mm.raw = draw.as<float>();
+      DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, draw.as<float>());
       for (const auto* w : {host.value().get(), dev.value().get()}) {
         ASSERT_TRUE(matmul_gpu_device(*w, mm).is_ok());
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -487,12 +504,7 @@ TEST(Gpu, Sm90DevicePrepackAndDeviceCallsEqualTheHostPrepackAndTheOracle) {
         EXPECT_EQ(count_diff(got, (*ref)[0]), 0) << "matmul n " << n;
       }
       // The layer's real input: bf16 x quantized on the GPU (dynamic scale), the same oracle bits.
-      DeviceLinear ln;
-      ln.x = dx.as<uint16_t>();
-      ln.m = m;
-      ln.k = k;
-      ln.out = dout.as<uint16_t>();
-      ln.raw = draw.as<float>();
+      DeviceLinear ln = linear_args(dx, m, k, dout, draw.as<float>());
       ASSERT_TRUE(linear_gpu_device(*dev.value(), ln).is_ok());
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       ASSERT_EQ(cudaMemcpy(got.out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
@@ -946,15 +958,7 @@ TEST(Gpu, DeviceEntryPointsWithoutTheFp32CopyOnEverySm120Kernel) {
     auto w = prepare_weight_gpu(W, kernel);
     if (!w.is_ok()) continue;  // a kernel without a prepared-weight form
     for (bool with_raw : {false, true}) {
-      DeviceMatmul mm;
-      mm.a = da.as<uint8_t>();
-      mm.a_scales = dsa.as<uint8_t>();
-      mm.m = m;
-      mm.k = k;
-      mm.nibbles = A.nibbles;
-      mm.alpha = spec.alpha;
-      mm.out = dout.as<uint16_t>();
-      mm.raw = with_raw ? draw.as<float>() : nullptr;
+      DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, with_raw ? draw.as<float>() : nullptr);
       ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);
       ASSERT_EQ(cudaMemset(draw.p, 0xFF, m * n * 4), cudaSuccess);
       const Status st = matmul_gpu_device(*w.value(), mm);
@@ -970,12 +974,7 @@ TEST(Gpu, DeviceEntryPointsWithoutTheFp32CopyOnEverySm120Kernel) {
       else EXPECT_EQ(std::count_if(got.raw.begin(), got.raw.end(), [](float v) { return f32_bits(v) != 0xFFFFFFFFu; }), 0)
           << to_string(kernel) << ": raw written though none was given";
       // The layer's real input, where the kernel has the streaming A producer.
-      DeviceLinear ln;
-      ln.x = dx.as<uint16_t>();
-      ln.m = m;
-      ln.k = k;
-      ln.out = dout.as<uint16_t>();
-      ln.raw = mm.raw;
+      DeviceLinear ln = linear_args(dx, m, k, dout, mm.raw);
       ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);
       const Status sl = linear_gpu_device(*w.value(), ln);
       if (!sl.is_ok()) continue;
@@ -1050,15 +1049,7 @@ TEST(Gpu, DeviceEntryPointsUnderSplitKContracts) {
     for (GpuGemmKernel kernel : available_gpu_kernels()) {
       auto w = prepare_weight_gpu(W, kernel);
       if (!w.is_ok()) continue;
-      DeviceMatmul mm;
-      mm.a = da.as<uint8_t>();
-      mm.a_scales = dsa.as<uint8_t>();
-      mm.m = m;
-      mm.k = k;
-      mm.nibbles = A.nibbles;
-      mm.alpha = spec.alpha;
-      mm.out = dout.as<uint16_t>();
-      mm.raw = draw.as<float>();
+      DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, draw.as<float>());
       mm.contract = c;
       if (kernel == GpuGemmKernel::kSm90) {
         const Status st = matmul_gpu_device(*w.value(), mm);
@@ -1077,11 +1068,7 @@ TEST(Gpu, DeviceEntryPointsUnderSplitKContracts) {
       ASSERT_EQ(cudaMemcpy(got.out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
       ASSERT_EQ(cudaMemcpy(got.raw.data(), draw.p, m * n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
       EXPECT_EQ(count_diff(got, (*ref)[0]), 0) << to_string(kernel) << " matmul " << text;
-      DeviceLinear ln;
-      ln.x = dx.as<uint16_t>();
-      ln.m = m;
-      ln.k = k;
-      ln.out = dout.as<uint16_t>();
+      DeviceLinear ln = linear_args(dx, m, k, dout, nullptr);
       ln.contract = c;  // no raw: the merge writes the bf16 outputs alone
       ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);
       const Status sl = linear_gpu_device(*w.value(), ln);
@@ -1096,13 +1083,7 @@ TEST(Gpu, DeviceEntryPointsUnderSplitKContracts) {
   // S larger than the chunk count: one line, nothing launched.
   auto w = prepare_weight_gpu(W, available_gpu_kernels().back());
   if (w.is_ok()) {
-    DeviceMatmul mm;
-    mm.a = da.as<uint8_t>();
-    mm.a_scales = dsa.as<uint8_t>();
-    mm.m = m;
-    mm.k = k;
-    mm.nibbles = A.nibbles;
-    mm.out = dout.as<uint16_t>();
+    DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, 1.0f, dout, nullptr);
     mm.contract = ReductionContract::split_k(17, 64, PartitionRule::kCublas, MergeMode::kFp32);  // K = 1000: 16 chunks
     const Status st = matmul_gpu_device(*w.value(), mm);
     EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument) << st.message();
