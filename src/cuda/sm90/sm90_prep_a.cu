@@ -32,6 +32,21 @@ __device__ uint32_t cta_amax(const uint32_t* partials, int count) {
   return m;
 }
 
+// t merged with lane (this lane ^ mask)'s t: every field a max, min or or (hopper::tile_merge), so the
+// fold's order is free. Every lane of the warp calls it.
+__device__ __forceinline__ void tile_merge_xor(hopper::TileChunk& t, int mask) {
+  hopper::TileChunk u;
+#pragma unroll
+  for (int g = 0; g < 4; ++g) {
+    u.mag_n[g] = __shfl_xor_sync(0xFFFFFFFFu, t.mag_n[g], mask);
+    u.mag[g] = __shfl_xor_sync(0xFFFFFFFFu, t.mag[g], mask);
+  }
+  u.lo = __shfl_xor_sync(0xFFFFFFFFu, t.lo, mask);
+  u.hi = __shfl_xor_sync(0xFFFFFFFFu, t.hi, mask);
+  u.nan = __shfl_xor_sync(0xFFFFFFFFu, static_cast<int>(t.nan), mask) != 0;
+  hopper::tile_merge(t, u);
+}
+
 // kPartials: the dynamic scale's amax from the amax_partials words of x_amax_partials (written by
 // the grid this one follows as a programmatic dependent launch), else from *x_amax. Two
 // instantiations: with both in one kernel the packed-A pre-pass, which never reads the pieces, was
@@ -132,12 +147,8 @@ __global__ void __launch_bounds__(4 * kMaxBm) sm90_prep_a(Sm90Prep p, int amax_p
   float asums[4];
 #pragma unroll
   for (int j = 0; j < 4; ++j) asums[j] = __shfl_sync(0xFFFFFFFFu, asum, j, 4);
-  __shared__ hopper::RowChunk rows[kMaxBm];
-  __shared__ float mags[kMaxBm][4];
-  mags[i][g] = asum;
+  const hopper::RowChunk rc = hopper::activation_chunk(sf4, asums);  // every thread of the token: no broadcast
   if (g == 0) {  // the token's record, once
-    const hopper::RowChunk rc = hopper::activation_chunk(sf4, asums);
-    rows[i] = rc;
     sm90::TokenRec tr{};
     for (int j = 0; j < 4; ++j) tr.mag[j] = rc.mag[j];
     tr.sf = sf4;
@@ -148,29 +159,36 @@ __global__ void __launch_bounds__(4 * kMaxBm) sm90_prep_a(Sm90Prep p, int amax_p
   }
 
   // The block's tile record and the four thread-group records (thread t of a consumer warpgroup
-  // holds tokens 8j + 2t and 8j + 2t + 1): maxima over the rows. tile_add and tile_merge are
-  // max / min / or, so the order is free: thread (record q, group of 8 rows j) folds its rows,
-  // then five threads merge the bm / 8 partials, instead of one thread walking all bm rows.
-  __shared__ hopper::TileChunk part[5][kMaxBm / 8];
+  // holds tokens 8j + 2t and 8j + 2t + 1, so group t is the tokens i with i % 8 / 2 == t: lanes
+  // 8t .. 8t + 7 of every warp). tile_add and tile_merge are max / min / or, so the order is free:
+  // each lane starts from its token's record, shuffles fold the warp's tokens (xor 4: the group's
+  // two tokens; xor 8, 16: the warp's eight), and one warp per record folds the warps' partials.
+  // Before 2026-12-04 ten (bm / 8 x 5) threads folded eight rows each from shared memory and five
+  // merged the partials one by one: a chain of ~300-500 dependent instructions per CTA.
+  hopper::TileChunk grp;
+  hopper::tile_init(grp);
+  hopper::tile_add(grp, rc, asums);
+  tile_merge_xor(grp, 4);
+  hopper::TileChunk all = grp;
+  tile_merge_xor(all, 8);
+  tile_merge_xor(all, 16);
+  static_assert(kMaxBm % 8 == 0 && kMaxBm / 8 <= 32, "one warp folds the warps' partials: at most 32 warps");
+  __shared__ hopper::TileChunk part[5][kMaxBm / 8];  // [group 0-3, tile][warp]
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = p.bm / 8;
+  if (lane % 8 == 0) part[lane / 8][warp] = grp;
+  if (lane == 0) part[4][warp] = all;
   __syncthreads();
-  const int groups = p.bm / 8;  // 5 * groups < 4 * bm threads
-  if (threadIdx.x < 5 * groups) {
-    const int q = threadIdx.x / groups, j = threadIdx.x % groups;
+  const int64_t blocks = p.mp / p.bm;
+  for (int q = warp; q < 5; q += warps) {  // warp-uniform
     hopper::TileChunk t;
-    hopper::tile_init(t);
-    for (int r8 = 0; r8 < 8; ++r8)
-      if (q == 4 || r8 / 2 == q) hopper::tile_add(t, rows[8 * j + r8], mags[8 * j + r8]);
-    part[q][j] = t;
-  }
-  __syncthreads();
-  if (threadIdx.x < 5) {
-    const int q = threadIdx.x;
-    hopper::TileChunk t = part[q][0];
-    for (int j = 1; j < groups; ++j) hopper::tile_merge(t, part[q][j]);
-    const sm90::TileRec rec = sm90::tile_rec(t);
-    const int64_t blocks = p.mp / p.bm;
-    if (q == 4) p.atile[c * blocks + tile] = rec;           // [chunk][token block]: one bulk copy per CTA and stage
-    else p.agroup[(tile * p.chunks + c) * 4 + q] = rec;     // [token block][chunk][t]
+    if (lane < warps) t = part[q][lane];
+    else hopper::tile_init(t);
+    for (int mask = 1; mask < warps; mask <<= 1) tile_merge_xor(t, mask);
+    if (lane == 0) {
+      const sm90::TileRec rec = sm90::tile_rec(t);
+      if (q == 4) p.atile[c * blocks + tile] = rec;           // [chunk][token block]: one bulk copy per CTA and stage
+      else p.agroup[(tile * p.chunks + c) * 4 + q] = rec;     // [token block][chunk][t]
+    }
   }
 }
 
