@@ -188,18 +188,28 @@ struct Cfg {
 // -DNVFP4_SM90_RING_CHECK: the K-split's copy threads stamp each ring stage they fill with its
 // stage index (in the `ready` barriers' words, which the K-split leaves unused), and a chunk-sum
 // warpgroup that finds another stage's stamp after its wait prints both and traps.
+// The one-chain warpgroups (NH = 1) also stamp per warpgroup (thread 0 of each; the events above
+// mix warps), to $NVFP4_SM90_TRACE_OUT.wg: 0 its MMAs of chunk c done, 1 the fallback test and the
+// next stage's ready wait done, 2 chunk c + 1's MMAs issued, 3 chunk c applied and its stage released.
 #ifdef NVFP4_SM90_TRACE
-constexpr int kTraceEvents = 9, kTraceChunks = 4096;
+constexpr int kTraceEvents = 9, kTraceChunks = 4096, kTraceWgs = 4, kTraceWgEvents = 4;
 __device__ unsigned long long g_sm90_trace[kTraceEvents][kTraceChunks];
+__device__ unsigned long long g_sm90_wg_trace[kTraceWgs][kTraceWgEvents][kTraceChunks];
+__device__ __forceinline__ unsigned long long globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 __device__ __forceinline__ void trace(int ev, uint32_t g) {
-  if (blockIdx.x == 0 && g < static_cast<uint32_t>(kTraceChunks) && threadIdx.x % 32 == 0) {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    g_sm90_trace[ev][g] = t;
-  }
+  if (blockIdx.x == 0 && g < static_cast<uint32_t>(kTraceChunks) && threadIdx.x % 32 == 0) g_sm90_trace[ev][g] = globaltimer();
+}
+__device__ __forceinline__ void trace_wg(int q, int ev, uint32_t g) {
+  if (blockIdx.x == 0 && q < kTraceWgs && g < static_cast<uint32_t>(kTraceChunks) && threadIdx.x % 128 == 0)
+    g_sm90_wg_trace[q][ev][g] = globaltimer();
 }
 #else
 __device__ __forceinline__ void trace(int, uint32_t) {}
+__device__ __forceinline__ void trace_wg(int, int, uint32_t) {}
 #endif
 
 // The verdict warp's result for one warpgroup and chunk (hopper::TileVerdict plus the running
@@ -915,6 +925,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV + 16 * q);  // chunk c's verdict
         wgmma_wait_all();
         trace(3, g_apply);
+        trace_wg(q, 0, g_apply);
         fence_regs(cur);
 #pragma unroll
         for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
@@ -924,14 +935,17 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         if (c + 1 < C_) {
           mbar_wait(&ready[nx.stage], nx.phase);
           trace(5, g_apply + 1);
+          trace_wg(q, 1, g_apply);
           const uint8_t* sn = smem + nx.stage * C::kBytes;
           decode_stage(sn);
           issue(a_desc(sn), nxt);
+          trace_wg(q, 2, g_apply);
         }
 #pragma unroll
         for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], cur[i2]);
         bound = __fadd_ru(bound, __uint_as_float(vw.z));
         mbar_arrive(&empty[s]);  // every consumer thread (kArrivalsPerWarpgroup)
+        trace_wg(q, 3, g_apply);
         trace(7, g_apply++);
         pos = nx;
       };
@@ -1101,6 +1115,9 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   void* tr = nullptr;
   NVFP4_CUDA_TRY(cudaGetSymbolAddress(&tr, g_sm90_trace));
   NVFP4_CUDA_TRY(cudaMemsetAsync(tr, 0, sizeof(g_sm90_trace), stream));
+  void* trw = nullptr;
+  NVFP4_CUDA_TRY(cudaGetSymbolAddress(&trw, g_sm90_wg_trace));
+  NVFP4_CUDA_TRY(cudaMemsetAsync(trw, 0, sizeof(g_sm90_wg_trace), stream));
 #endif
   // Right after the pre-pass (after_prepass), a programmatic dependent launch: the kernel starts while
   // the pre-pass runs and waits for it where it first needs its outputs (griddepcontrol.wait).
@@ -1127,6 +1144,21 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
       for (int g = 0; g < kTraceChunks && g < p.chunks * 4; ++g) {
         std::fprintf(f, "%d", g);
         for (int e = 0; e < kTraceEvents; ++e) std::fprintf(f, " %lld", h[e][g] ? static_cast<long long>(h[e][g] - t0) : -1LL);
+        std::fprintf(f, "\n");
+      }
+      std::fclose(f);
+    }
+    static unsigned long long hw[kTraceWgs][kTraceWgEvents][kTraceChunks];
+    NVFP4_CUDA_TRY(cudaMemcpy(hw, trw, sizeof hw, cudaMemcpyDeviceToHost));
+    if (FILE* f = std::fopen((std::string(path) + ".wg").c_str(), "w")) {
+      std::fprintf(f, "# %s; per one-chain warpgroup q (columns q0e0 .. q%de%d), ns since the first copy (-1 = none)\n",
+                   Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name().c_str(), kTraceWgs - 1, kTraceWgEvents - 1);
+      const unsigned long long t0 = h[0][0];
+      for (int g = 0; g < kTraceChunks && g < p.chunks * 4; ++g) {
+        std::fprintf(f, "%d", g);
+        for (int w = 0; w < kTraceWgs; ++w)
+          for (int e = 0; e < kTraceWgEvents; ++e)
+            std::fprintf(f, " %lld", hw[w][e][g] && t0 ? static_cast<long long>(hw[w][e][g] - t0) : -1LL);
         std::fprintf(f, "\n");
       }
       std::fclose(f);
