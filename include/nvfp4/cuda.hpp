@@ -89,6 +89,9 @@ Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k,
                                         const ReductionContract& contract = ReductionContract::sequential(),
                                         float s_static = 0.0f);
 
+// Whether `kernel` implements the form of `contract` at all (sm90: the sequential one only; the
+// others every one), whatever K.
+bool gpu_kernel_runs(GpuGemmKernel kernel, const ReductionContract& contract);
 // Whether `kernel` runs `contract` for K = k: the one-line reason (invalid argument) when not.
 Status check_gpu_contract(GpuGemmKernel kernel, const ReductionContract& contract, int64_t k);
 

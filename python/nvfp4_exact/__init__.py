@@ -240,7 +240,7 @@ def matmul(
         raise ValueError(f"K mismatch: a is {tuple(a.shape)}, w is {tuple(w.shape)}")
     if is_cuda(a.data):
         name = resolve_backend(backend, contract)
-        if name in _DEVICE_BACKENDS and (contract == "sequential" or name != "sm90"):
+        if name in _DEVICE_BACKENDS:
             return _matmul_device(a, w, alpha, bias, name, return_raw, contract)
     ad, origin = to_host(a.data, "a.data")
     asf, _ = to_host(a.scales, "a.scales")
@@ -301,7 +301,7 @@ def linear(
     """
     if is_cuda(x):
         name = resolve_backend(backend, contract)
-        if name in _DEVICE_BACKENDS and (input_scale is None or name == "sm90") and (contract == "sequential" or name != "sm90"):
+        if name in _DEVICE_BACKENDS and (input_scale is None or name == "sm90"):
             return _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, name, out_features,
                                   return_raw, contract)
     xh, origin = to_host(x, "x")

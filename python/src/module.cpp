@@ -92,10 +92,9 @@ nb::ndarray<nb::numpy, T> to_numpy(std::vector<T> v, std::vector<size_t> shape) 
 // first, else the CPU oracle), "cpu-oracle", or any name parse_gpu_kernel accepts.
 std::string resolve_backend(const std::string& backend, const ReductionContract& c) {
   if (backend != "auto") return backend;
-  // The fastest kernel of this machine that runs the contract (sm90 runs the sequential one only;
-  // the SM120-side kernels and gpu-model run every contract), else the CPU oracle.
+  // The fastest kernel of this machine that runs the contract, else the CPU oracle.
   for (GpuGemmKernel k : available_gpu_kernels())
-    if (c.is_sequential() || k != GpuGemmKernel::kSm90) return to_string(k);
+    if (gpu_kernel_runs(k, c)) return to_string(k);
   return "cpu-oracle";
 }
 
@@ -124,10 +123,7 @@ Result<GemmOut> gemm(const Tensor& a, const Tensor& w, float alpha, const uint16
   if (!k.is_ok())
     return invalid_argument("unknown backend '" + g.backend + "' (expected auto, cpu-oracle or a GPU kernel: " +
                             k.status().message() + ")");
-  // sm90 runs the sequential contract only; the SM120-side kernels and gpu-model run every contract.
-  if (!c.is_sequential() && k.value() == GpuGemmKernel::kSm90)
-    return invalid_argument("backend sm90 implements the sequential contract only; use an SM120-side kernel, gpu-model "
-                            "or cpu-oracle for " + c.to_string());
+  NVFP4_TRY(check_gpu_contract(k.value(), c, a.geom.cols));  // here too: a build without CUDA says why first
   NVFP4_ASSIGN_OR_RETURN(auto r, gemm_gpu(a, w, alpha, bias, k.value(), c));
   g.raw = std::move(r.raw);
   g.out = std::move(r.out);

@@ -339,8 +339,8 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
           // (docs/gb10-performance.md: raw = nullptr); the other rows keep it, as they always have.
           if (proxy) op.raw = nullptr;
           cuda::set_slices(op, plan, dpartials.get());
-          NVFP4_TRY(proxy ? cuda::launch_sm120p_gemm(op, cuda::Sm120pMode::kProxy, dev.sm_count, nullptr)
-                          : cuda::launch_gemm_kernel(op, k.value(), dev.sm_count, nullptr));
+          if (!proxy) return cuda::launch_gemm_kernel(op, k.value(), dev.sm_count, nullptr);  // kernel and merge
+          NVFP4_TRY(cuda::launch_sm120p_gemm(op, cuda::Sm120pMode::kProxy, dev.sm_count, nullptr));
           return op.splits > 1 ? cuda::launch_merge_splitk(op, nullptr) : Status::ok();
         };
         NVFP4_ASSIGN_OR_RETURN(double us, cuda::median_us(opt.iters, opt.warmup, run));

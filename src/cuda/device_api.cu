@@ -102,15 +102,14 @@ class StreamBuffer {
 
 // An SM120-side kernel on op under contract c, enqueued on stream: sequential with the fused
 // epilogue, or split-K (the kernel's K-slice partials in a stream-ordered workspace, then the merge
-// in slice order), as src/cuda/runtime.cu runs it for the host entry points.
+// in slice order, both in launch_gemm_kernel).
 Status launch_sm120_side(cuda::GemmOperands op, GpuGemmKernel kernel, const ReductionContract& c, int64_t k, int sm_count,
                          cudaStream_t stream) {
   NVFP4_ASSIGN_OR_RETURN(const cuda::SlicePlan plan, cuda::plan_slices(c, k));
   StreamBuffer<float> partials(stream);
   if (plan.splits > 1) NVFP4_TRY(partials.alloc(static_cast<size_t>(plan.workspace_floats_per_output() * op.m * op.n)));
   cuda::set_slices(op, plan, partials.get());
-  NVFP4_TRY(cuda::launch_gemm_kernel(op, kernel, sm_count, stream));
-  return op.splits > 1 ? cuda::launch_merge_splitk(op, stream) : Status::ok();
+  return cuda::launch_gemm_kernel(op, kernel, sm_count, stream);
 }
 
 struct Sm90Weight final : PreparedWeight {

@@ -180,12 +180,8 @@ Result<GpuGemmOutput> run_gemm(cuda::GemmOperands op, GpuGemmKernel kernel, cons
   if (op.x) op.s_x_out = dsx.get();
   NVFP4_TRY(dpartials.alloc(plan.workspace_floats_per_output() * M * N));
   cuda::set_slices(op, plan, dpartials.get());
-  return timed_launch(
-      [&]() -> Status {
-        NVFP4_TRY(cuda::launch_gemm_kernel(op, kernel, dev.sm_count, nullptr));
-        return op.splits > 1 ? cuda::launch_merge_splitk(op, nullptr) : Status::ok();
-      },
-      "GEMM kernel", draw.get(), dout.get(), M, N, op.x ? dsx.get() : nullptr);
+  return timed_launch([&] { return cuda::launch_gemm_kernel(op, kernel, dev.sm_count, nullptr); }, "GEMM kernel", draw.get(),
+                      dout.get(), M, N, op.x ? dsx.get() : nullptr);
 }
 
 // The sm90 path: pre-pass (from packed A, or from bf16 x) then the GEMM, timed together, in the
@@ -346,7 +342,8 @@ Result<GpuGemmOutput> gemm_gpu_stream_a(const uint16_t* x, int64_t m, int64_t k,
 }
 
 namespace cuda {
-Status launch_gemm_kernel(const GemmOperands& op, GpuGemmKernel kernel, int sm_count, cudaStream_t stream) {
+namespace {
+Status launch_kernel_only(const GemmOperands& op, GpuGemmKernel kernel, int sm_count, cudaStream_t stream) {
   switch (kernel) {
     case GpuGemmKernel::kModel: return launch_gemm_model(op, stream);
     case GpuGemmKernel::kSm120Native: return launch_sm120_gemm(op, false, sm_count, stream);
@@ -355,6 +352,12 @@ Status launch_gemm_kernel(const GemmOperands& op, GpuGemmKernel kernel, int sm_c
     case GpuGemmKernel::kSm120pEmulated: return launch_sm120p_gemm(op, Sm120pMode::kEmulated, sm_count, stream);
   }
   return invalid_argument(std::string("no launcher for kernel ") + to_string(kernel));
+}
+}  // namespace
+
+Status launch_gemm_kernel(const GemmOperands& op, GpuGemmKernel kernel, int sm_count, cudaStream_t stream) {
+  NVFP4_TRY(launch_kernel_only(op, kernel, sm_count, stream));
+  return op.splits > 1 ? launch_merge_splitk(op, stream) : Status::ok();
 }
 }  // namespace cuda
 

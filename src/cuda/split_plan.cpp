@@ -36,19 +36,23 @@ Result<SlicePlan> plan_slices(const ReductionContract& c, int64_t k) {
 
 namespace nvfp4 {
 
-Status check_gpu_contract(GpuGemmKernel kernel, const ReductionContract& contract, int64_t k) {
+bool gpu_kernel_runs(GpuGemmKernel kernel, const ReductionContract& contract) {
   switch (kernel) {
     case GpuGemmKernel::kModel:
     case GpuGemmKernel::kSm120Native:
     case GpuGemmKernel::kSm120Emulated:
     case GpuGemmKernel::kSm120pNative:
     case GpuGemmKernel::kSm120pEmulated:
-      break;  // these write split-K partials for launch_merge_splitk
+      return true;  // these write split-K partials for launch_merge_splitk
     default:
-      if (!contract.is_sequential())
-        return invalid_argument(std::string("kernel ") + to_string(kernel) + " runs the sequential contract only, not " +
-                                contract.to_string());
+      return contract.is_sequential();
   }
+}
+
+Status check_gpu_contract(GpuGemmKernel kernel, const ReductionContract& contract, int64_t k) {
+  if (!gpu_kernel_runs(kernel, contract))
+    return invalid_argument(std::string("kernel ") + to_string(kernel) + " runs the sequential contract only, not " +
+                            contract.to_string());
   return cuda::plan_slices(contract, k).status();
 }
 

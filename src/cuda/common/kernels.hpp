@@ -167,7 +167,8 @@ Status launch_sm120p_gemm(const GemmOperands& op, Sm120pMode mode, int sm_count,
 // slices with on sm_count SMs.
 Result<int> sm120p_tile_n(int64_t m, int64_t n, int splits, int sm_count);
 
-// Launches `kernel` (gpu-model, sm120-*, sm120p-*) on op; the split-K merge is the caller's.
+// Launches `kernel` (gpu-model, sm120-*, sm120p-*) on op and, under split-K (op.splits > 1), the
+// merge of its partials in slice order: the whole GEMM under op's contract.
 Status launch_gemm_kernel(const GemmOperands& op, GpuGemmKernel kernel, int sm_count, cudaStream_t stream);
 
 // Split-K: every output of op (raw and out) from its op.splits partials, merged in slice order
