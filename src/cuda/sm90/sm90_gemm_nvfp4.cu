@@ -189,8 +189,8 @@ struct Cfg {
 // stage index (in the `ready` barriers' words, which the K-split leaves unused), and a chunk-sum
 // warpgroup that finds another stage's stamp after its wait prints both and traps.
 // The one-chain warpgroups (NH = 1) also stamp per warpgroup (thread 0 of each; the events above
-// mix warps), to $NVFP4_SM90_TRACE_OUT.wg: 0 its MMAs of chunk c done, 1 the fallback test and the
-// next stage's ready wait done, 2 chunk c + 1's MMAs issued, 3 chunk c applied and its stage released.
+// mix warps), to $NVFP4_SM90_TRACE_OUT.wg: 0 its MMAs of chunk c done, 1 the verdict test and the
+// next stage's ready wait done, 2 chunk c applied and c + 1's MMAs issued, 3 chunk c's stage released.
 #ifdef NVFP4_SM90_TRACE
 constexpr int kTraceEvents = 9, kTraceChunks = 4096, kTraceWgs = 4, kTraceWgEvents = 4;
 __device__ unsigned long long g_sm90_trace[kTraceEvents][kTraceChunks];
@@ -683,6 +683,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   float acc[NH][RH], ch[RH];
   uint32_t slow_steps = 0, tile_misses = 0, group_misses = 0, chunk_steps = 0;
   RingPos pos;
+  __shared__ uint32_t wg_max[2][4][4];  // [buffer][consumer warpgroup][warp]: wg_abs_max's exchange
+  int wg_max_buf = 0;
 
   // The fragments of the four K blocks of the chunk in stage st.
   uint32_t frag[4][4];
@@ -798,6 +800,20 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #pragma unroll
       for (int i = 0; i < RH; ++i) acc[h][i] = 0.0f;
     float bound = 0.0f;  // >= every |acc| of this thread (scaled units); all are +0 now
+    // One-chain tiles (KS = 1): the largest |acc| of the warpgroup, the same in all its threads, so
+    // that the running bound stays warpgroup-uniform (it starts at 0 and grows by the verdicts'
+    // uniform increments) and the hot loop's test needs no vote. Every thread of the warpgroup calls
+    // it (named barrier 1 + q, 128 threads); the two buffers alternate, so a warp can write the next
+    // recompute's maximum while another still reads this one's.
+    auto wg_abs_max = [&]() {
+      uint32_t m = __float_as_uint(abs_max(acc[0]));  // >= 0 or NaN: integer order is float order (NaN above inf)
+      m = __reduce_max_sync(0xFFFFFFFFu, m);
+      if (lane == 0) wg_max[wg_max_buf][q][warp] = m;
+      named_bar_sync(1 + q, 128);
+      m = max(max(wg_max[wg_max_buf][q][0], wg_max[wg_max_buf][q][1]), max(wg_max[wg_max_buf][q][2], wg_max[wg_max_buf][q][3]));
+      wg_max_buf ^= 1;
+      return __uint_as_float(m);
+    };
 
     // Chunk c's verdict vw and, where it fails, the thread-group and per-element tests and the §3
     // model on the chunk's operands (from stage st; the K-split applier, which holds no stage, reads
@@ -807,7 +823,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       const float acc_limit = __uint_as_float(vw.y);
       bool fast = vw.x != 0;
       if (fast && !(bound < acc_limit)) {  // recompute the bound from the accumulators
-        bound = abs_max(acc[0]);
+        if constexpr (KS == 1) bound = wg_abs_max();  // the warpgroup's: the one-chain loop tests it uniformly
+        else bound = abs_max(acc[0]);
         fast = bound < acc_limit;
       }
       if (!fast) {
@@ -912,38 +929,57 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         }
       }
     } else if constexpr (NH == 1) {
-      // One chain per chunk, applied one chunk late: while the tensor cores compute chunk c + 1,
-      // the warp adds chunk c's sums (a second chunk-sum buffer), so its own MMAs hide its adds.
-      //   wait MMA(c) | decode c + 1, issue MMA(c + 1) | apply c, release its stage
-      float ch2[RH];
-      // Chunk c's MMAs are in flight into cur. No divergent branch runs while MMAs are in flight
-      // (ptxas would insert a wait there and serialise every wgmma, C7518): the per-thread
-      // fallback runs before chunk c + 1 is issued, and the adds after it are unconditional.
-      auto step = [&](uint32_t c, float(&cur)[RH], float(&nxt)[RH]) {
-        const int s = pos.stage;
-        const uint8_t* st = smem + s * C::kBytes;
-        const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV + 16 * q);  // chunk c's verdict
+      // One chain per chunk:
+      //   wait MMA(c) | verdict test | apply c (add.rz), decode c + 1, issue MMA(c + 1), release c
+      // The hot loop holds no fallback: a chunk whose verdict does not hold with the running bound
+      // leaves it for the step below the loop, which recomputes the bound (warpgroup-wide), runs
+      // settle's fallback where the verdict still fails, and comes back. The test is
+      // warpgroup-uniform (the verdict is the warpgroup's, the bound too), so no vote is needed
+      // for the branch that all four warps must take alike (wgmma is warpgroup-collective). With
+      // the fallback inlined in the loop (up to 2026-12-04), every step ran slower: ptxas laid its
+      // ~3,000 instructions between the hot ones and scheduled around them (results v16: without
+      // its code the loop ran 8-15 % faster; this form is 3-6 % faster at M >= 32, bit-identical).
+      // One chunk-sum buffer: the adds of chunk c precede the issue of c + 1 into the same
+      // registers. ptxas had put most of them there anyway (all 32 at 64x1x2x1, 35 of 64 at
+      // 128x2x1x1, results v15), and a second buffer, carried around the loop's exit, made it copy
+      // the sums every chunk and, at 128 tokens, spill inside the loop.
+      auto head = [&]() {  // chunk c's verdict and the wait for its MMAs
+        const uint4 vw = *reinterpret_cast<const uint4*>(smem + pos.stage * C::kBytes + C::kV + 16 * q);
         wgmma_wait_all();
         trace(3, g_apply);
         trace_wg(q, 0, g_apply);
-        fence_regs(cur);
+        return vw;
+      };
+      // Orders the reads of the sums and the next decode's writes to the fragments after the wait.
+      // Not in head: the path that leaves the loop carries ch as the wgmma left it, so that where
+      // paths join ptxas finds one value in those registers (a fenced copy on one path and the
+      // in-flight one on another made it move registers among the wgmmas and serialise them, C7515).
+      auto fence = [&]() {
+        fence_regs(ch);
 #pragma unroll
         for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
-        settle(c, st, vw, cur);
+      };
+      auto holds = [&](const uint4 vw) { return vw.x != 0 && bound < __uint_as_float(vw.y); };
+      // Chunk c applied (its sums in ch are its §3 step), chunk c + 1's MMAs issued, c's stage released.
+      auto apply_issue = [&](uint32_t c, const uint4 vw) {
+        const int s = pos.stage;
         RingPos nx = pos;
         nx.advance(stages);
-        if (c + 1 < C_) {
+        const bool more = c + 1 < C_;
+        if (more) {
           mbar_wait(&ready[nx.stage], nx.phase);
           trace(5, g_apply + 1);
           trace_wg(q, 1, g_apply);
-          const uint8_t* sn = smem + nx.stage * C::kBytes;
-          decode_stage(sn);
-          issue(a_desc(sn), nxt);
-          trace_wg(q, 2, g_apply);
         }
 #pragma unroll
-        for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], cur[i2]);
+        for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], ch[i2]);
         bound = __fadd_ru(bound, __uint_as_float(vw.z));
+        if (more) {
+          const uint8_t* sn = smem + nx.stage * C::kBytes;
+          decode_stage(sn);
+          issue(a_desc(sn), ch);
+          trace_wg(q, 2, g_apply);
+        }
         mbar_arrive(&empty[s]);  // every consumer thread (kArrivalsPerWarpgroup)
         trace_wg(q, 3, g_apply);
         trace(7, g_apply++);
@@ -953,12 +989,25 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       decode_stage(smem + pos.stage * C::kBytes);
       issue(a_desc(smem + pos.stage * C::kBytes), ch);
       uint32_t c = 0;
+      // At the top of both loops chunk c's MMAs are in flight into ch, on every path (one pipeline
+      // state for ptxas).
 #pragma unroll 1
-      for (; c + 1 < C_; c += 2) {
-        step(c, ch, ch2);
-        step(c + 1, ch2, ch);
+      while (c < C_) {
+        uint4 vw;
+#pragma unroll 1
+        for (; c < C_; ++c) {
+          vw = head();
+          if (!holds(vw)) break;
+          fence();
+          apply_issue(c, vw);
+        }
+        if (c == C_) break;
+        wgmma_wait_all();  // nothing is in flight (head waited); says so to ptxas, which does not follow the break
+        fence();
+        settle(c, smem + pos.stage * C::kBytes, vw, ch);
+        apply_issue(c, vw);
+        ++c;
       }
-      if (c < C_) step(c, ch, ch2);
       wgmma_wait_all();  // nothing is in flight here; says so to ptxas before the epilogue reuses registers
     } else {
 #pragma unroll 1

@@ -106,6 +106,13 @@ __device__ __forceinline__ void launch_dependents() { asm volatile("griddepcontr
 // when it was launched without programmatic stream serialization).
 __device__ __forceinline__ void wait_prerequisites() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 
+// ---- named barriers ----------------------------------------------------------------------------
+// Waits until `count` threads (a multiple of 32, this warp's included) have reached barrier `id`.
+// Id 0 is __syncthreads()'s.
+__device__ __forceinline__ void named_bar_sync(int id, int count) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
 // ---- register reallocation between warpgroups -----------------------------------------------
 template <int kRegs>
 __device__ __forceinline__ void regs_release() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs)); }
