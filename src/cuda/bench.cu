@@ -69,6 +69,9 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
   NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
   const CudaInfo ci = cuda_info();
   const bool blackwell = dev.cc_major == 12;
+  // Both sm90 rows (sm90-stream is the same kernel behind the streaming pre-pass) run what the sm90
+  // kernel runs.
+  const bool sm90_runs_contract = gpu_kernel_runs(GpuGemmKernel::kSm90, opt.contract);
   // A backend the user named must be runnable here: say so before measuring anything.
   if (opt.backends_explicit)
     for (const std::string& b : opt.backends) {
@@ -76,7 +79,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
         return unsupported("bench: " + b + " needs an SM120/SM121 GPU; this is " + dev.name);
       if ((b == "sm90" || b == "sm90-stream") && dev.cc_major != 9)
         return unsupported("bench: " + b + " needs a Hopper GPU (compute capability 9.0); this is " + dev.name);
-      if ((b == "sm90" || b == "sm90-stream") && !opt.contract.is_sequential())
+      if ((b == "sm90" || b == "sm90-stream") && !sm90_runs_contract)
         return unsupported("bench: " + b + " runs the sequential contract only, not " + opt.contract.to_string());
       if (b == "cublaslt" && !blackwell && dev.cc_major != 10) {
         NVFP4_ASSIGN_OR_RETURN(CublasLtEnv env, cublaslt_env());
@@ -205,7 +208,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
       }
     for (const std::string& b : opt.backends) {
       if ((b == "sm120-native" || b == "sm120p-native") && !blackwell) continue;  // default list: rows this GPU has
-      if ((b == "sm90" || b == "sm90-stream") && (!hopper || !opt.contract.is_sequential())) continue;
+      if ((b == "sm90" || b == "sm90-stream") && (!hopper || !sm90_runs_contract)) continue;
       if (b == "cublaslt") {
         if (!blackwell && dev.cc_major != 10) continue;
         CublasLtPlanRequest req;
