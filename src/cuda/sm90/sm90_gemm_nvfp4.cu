@@ -1109,6 +1109,27 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #endif
 }
 
+#ifdef NVFP4_SM90_TRACE
+// A trace file: the header line, then per chunk g (fewer than `chunks` and kTraceChunks) g and each of
+// the `rows` rows' stamp ([rows][kTraceChunks]) in ns since t0, -1 where a row has none (or t0 is
+// missing). tools/sm90-trace-summary reads both files this writes.
+void write_trace(const std::string& path, const std::string& header, const unsigned long long* stamps, int rows,
+                 unsigned long long t0, int64_t chunks) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return;
+  std::fprintf(f, "# %s\n", header.c_str());
+  for (int g = 0; g < kTraceChunks && g < chunks; ++g) {
+    std::fprintf(f, "%d", g);
+    for (int r = 0; r < rows; ++r) {
+      const unsigned long long v = stamps[static_cast<size_t>(r) * kTraceChunks + g];
+      std::fprintf(f, " %lld", v && t0 ? static_cast<long long>(v - t0) : -1LL);
+    }
+    std::fprintf(f, "\n");
+  }
+  std::fclose(f);
+}
+#endif
+
 Result<CUtensorMap> make_a_map(const uint16_t* a16, int64_t rows, int64_t k64, int box_rows) {
   NVFP4_ASSIGN_OR_RETURN(const EncodeTiled encode, tensor_map_encoder());
   CUtensorMap map{};
@@ -1187,31 +1208,16 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
     static unsigned long long h[kTraceEvents][kTraceChunks];
     NVFP4_CUDA_TRY(cudaStreamSynchronize(stream));
     NVFP4_CUDA_TRY(cudaMemcpy(h, tr, sizeof h, cudaMemcpyDeviceToHost));
-    if (FILE* f = std::fopen(path, "w")) {
-      std::fprintf(f, "# %s stages %d grid %d; ns since the first copy per event (-1 = none)\n", Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name().c_str(), stages, grid);
-      const unsigned long long t0 = h[0][0];
-      for (int g = 0; g < kTraceChunks && g < p.chunks * 4; ++g) {
-        std::fprintf(f, "%d", g);
-        for (int e = 0; e < kTraceEvents; ++e) std::fprintf(f, " %lld", h[e][g] ? static_cast<long long>(h[e][g] - t0) : -1LL);
-        std::fprintf(f, "\n");
-      }
-      std::fclose(f);
-    }
+    const std::string cfg = Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name();
+    write_trace(path, cfg + " stages " + std::to_string(stages) + " grid " + std::to_string(grid) +
+                          "; ns since the first copy per event (-1 = none)",
+                &h[0][0], kTraceEvents, h[0][0], p.chunks * 4);
     static unsigned long long hw[kTraceWgs][kTraceWgEvents][kTraceChunks];
     NVFP4_CUDA_TRY(cudaMemcpy(hw, trw, sizeof hw, cudaMemcpyDeviceToHost));
-    if (FILE* f = std::fopen((std::string(path) + ".wg").c_str(), "w")) {
-      std::fprintf(f, "# %s; per one-chain warpgroup q (columns q0e0 .. q%de%d), ns since the first copy (-1 = none)\n",
-                   Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name().c_str(), kTraceWgs - 1, kTraceWgEvents - 1);
-      const unsigned long long t0 = h[0][0];
-      for (int g = 0; g < kTraceChunks && g < p.chunks * 4; ++g) {
-        std::fprintf(f, "%d", g);
-        for (int w = 0; w < kTraceWgs; ++w)
-          for (int e = 0; e < kTraceWgEvents; ++e)
-            std::fprintf(f, " %lld", hw[w][e][g] && t0 ? static_cast<long long>(hw[w][e][g] - t0) : -1LL);
-        std::fprintf(f, "\n");
-      }
-      std::fclose(f);
-    }
+    write_trace(std::string(path) + ".wg",
+                cfg + "; per one-chain warpgroup q (columns q0e0 .. q" + std::to_string(kTraceWgs - 1) + "e" +
+                    std::to_string(kTraceWgEvents - 1) + "), ns since the first copy (-1 = none)",
+                &hw[0][0][0], kTraceWgs * kTraceWgEvents, h[0][0], p.chunks * 4);
   }
 #endif
   return Status::ok();
