@@ -23,7 +23,7 @@
 namespace {
 using namespace nvfp4::cuda::sm90;
 
-enum Style { kPeak = 0, kSerial = 1, kLate = 2, kSerial2 = 3, kPeak256 = 4, kWaitOnly = 5, kNoMma = 6 };
+enum Style { kPeak = 0, kSerial = 1, kLate = 2, kSerial2 = 3, kPeak256 = 4, kWaitOnly = 5, kNoMma = 6, kPeakPre = 7, kSerialPre = 8, kPipe2 = 9 };
 enum ASrc { kStatic = 0, kRegDecode = 1, kDecoderWG = 2, kDecoderNoFence = 3 };
 __host__ __device__ constexpr bool decoder(int a) { return a == kDecoderWG || a == kDecoderNoFence; }
 constexpr int kRing = 4;        // decoder ring stages
@@ -124,15 +124,16 @@ __global__ void __launch_bounds__(Probe<STYLE, ASRC, WGS>::kThreads, 1) loop_pro
 #pragma unroll
   for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
   uint32_t frag[4][4];
-  auto decode_regs = [&]() {
+  auto decode_into = [&](uint32_t(&f)[4][4]) {
     const uint4 w = *reinterpret_cast<const uint4*>(smem + P::kOffCodes + q * 2048 + tid * 16);
     const uint32_t m0 = *reinterpret_cast<const uint32_t*>(smem + P::kOffCodes + q * 2048 + (tid % 32) * 4);
     const uint32_t m1 = *reinterpret_cast<const uint32_t*>(smem + P::kOffCodes + q * 2048 + 128 + (tid % 32) * 4);
-    decode8(w.x, m0, frag[0]);
-    decode8(w.y, m0, frag[1]);
-    decode8(w.z, m1, frag[2]);
-    decode8(w.w, m1, frag[3]);
+    decode8(w.x, m0, f[0]);
+    decode8(w.y, m0, f[1]);
+    decode8(w.z, m1, f[2]);
+    decode8(w.w, m1, f[3]);
   };
+  auto decode_regs = [&]() { decode_into(frag); };
   // One chain of four k16 MMAs over BN_ tokens into d (zero-initialised unless acc_in).
   auto chain = [&](auto& d, uint64_t da, uint64_t dbb, bool acc_in) {
     constexpr int N = sizeof(d) / sizeof(float) * 2;
@@ -148,6 +149,17 @@ __global__ void __launch_bounds__(Probe<STYLE, ASRC, WGS>::kThreads, 1) loop_pro
 #pragma unroll
       for (int j = 1; j < 4; ++j) Wgmma<N>::mma_ss(d, da + 2 * j, dbb + 2 * j, true);
     }
+    wgmma_commit();
+  };
+  // One chain from the fragments f (register A operand): the *Pre styles decode the next chunk into
+  // the other buffer while this chain runs.
+  auto chain_f = [&](auto& d, uint32_t(&f)[4][4], uint64_t dbb, bool acc_in) {
+    constexpr int N = sizeof(d) / sizeof(float) * 2;
+    wgmma_fence();
+    if (acc_in) Wgmma<N>::mma(d, f[0], dbb, true);
+    else Wgmma<N>::mma_first(d, f[0], dbb);
+#pragma unroll
+    for (int j = 1; j < 4; ++j) Wgmma<N>::mma(d, f[j], dbb + 2 * j, true);
     wgmma_commit();
   };
   uint32_t ph = 0;
@@ -176,6 +188,78 @@ __global__ void __launch_bounds__(Probe<STYLE, ASRC, WGS>::kThreads, 1) loop_pro
       acc[0] += static_cast<float>(a_desc() & 1);
       release();
     }
+  } else if constexpr (STYLE == kPeakPre || STYLE == kSerialPre) {
+    // The register-decode chain with chunk c + 1 decoded into a second fragment buffer before the
+    // wait for chunk c's MMAs (kPeakPre: one accumulator across chunks; kSerialPre: each chunk from
+    // zero, waited for and added with add.rz, as the exact kernel's step). In the SASS (results v17
+    // r2) the fragment loads stay above the wait (its memory clobber) and ptxas moves the decode's
+    // arithmetic between the chain's HGMMAs (kPeakPre) or below the wait, among the adds
+    // (kSerialPre); the two unrolled steps' chunk sums get registers 16 apart, so some of a step's
+    // adds follow the next chain's first HGMMA.
+    static_assert(ASRC == kRegDecode, "the *Pre styles decode in the consumer's registers");
+    uint32_t fb[4][4];
+    float cs[64];
+    decode_into(frag);
+    auto step = [&](uint32_t(&fa)[4][4], uint32_t(&fn)[4][4]) {
+      if constexpr (STYLE == kPeakPre) chain_f(acc, fa, db, true);
+      else chain_f(cs, fa, db, false);
+      decode_into(fn);
+      wgmma_fence();  // as measured in results v17 r2; it does not keep ptxas from moving the arithmetic below the wait
+      wgmma_wait_all();
+#pragma unroll
+      for (int j = 0; j < 4; ++j) fence_regs(fa[j]);
+      if constexpr (STYLE == kPeakPre) {
+        fence_regs(acc);
+      } else {
+        fence_regs(cs);
+#pragma unroll
+        for (int i = 0; i < 64; ++i) acc[i] = fadd_rz(acc[i], cs[i]);
+      }
+    };
+#pragma unroll 1
+    for (int c = 0; c < kChunks; c += 2) {
+      step(frag, fb);
+      step(fb, frag);
+    }
+  } else if constexpr (STYLE == kPipe2) {
+    // The warpgroup's 128 tokens as two chains of 64 (ca: tokens 0-63, cb: 64-127), each from zero,
+    // waited for and added with add.rz, software-pipelined so that one chain is always in flight:
+    //   wait chain 0 of c | issue chain 1 of c | add chain 0, decode c + 1 | wait chain 1 of c |
+    //   issue chain 0 of c + 1 | add chain 1
+    // The adds of one chain run under the other chain's MMAs; ptxas places the decode's
+    // arithmetic partly between chain 1's HGMMAs and partly after its wait (results v17 r2).
+    static_assert(ASRC == kRegDecode, "kPipe2 decodes in the consumer's registers");
+    uint32_t fb[4][4];
+    float ca[32], cb[32];
+    const uint64_t db1 = db + 64 * 128 / 16;
+    decode_into(frag);
+    chain_f(ca, frag, db, false);
+    // ptxas serialises every wgmma (C7514) when accumulators are read after a wait_group 1, so
+    // each chain is retired by a wait_group 0 before its sums are read, with the other issued.
+    auto step = [&](uint32_t(&fa)[4][4], uint32_t(&fn)[4][4]) {
+      wgmma_wait_all();
+      fence_regs(ca);
+      chain_f(cb, fa, db1, false);
+#pragma unroll
+      for (int i = 0; i < 32; ++i) acc[i] = fadd_rz(acc[i], ca[i]);
+      decode_into(fn);
+      wgmma_wait_all();
+      fence_regs(cb);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) fence_regs(fa[j]);
+      chain_f(ca, fn, db, false);
+#pragma unroll
+      for (int i = 0; i < 32; ++i) acc[32 + i] = fadd_rz(acc[32 + i], cb[i]);
+    };
+#pragma unroll 1
+    for (int c = 0; c < kChunks; c += 2) {
+      step(frag, fb);
+      step(fb, frag);
+    }
+    wgmma_wait_all();
+    fence_regs(ca);
+#pragma unroll
+    for (int i = 0; i < 32; ++i) acc[i] = fadd_rz(acc[i], ca[i]);
   } else if constexpr (STYLE == kPeak || STYLE == kPeak256) {  // one accumulator across chunks
 #pragma unroll 1
     for (int c = 0; c < kChunks; ++c) {
@@ -282,6 +366,10 @@ int main(int argc, char** argv) {
       V("serial rs-decode, 2 wg", kSerial, kRegDecode, 2),
       V("late rs-decode, 2 wg", kLate, kRegDecode, 2),
       V("serial2 rs-decode, 2 wg", kSerial2, kRegDecode, 2),
+      V("peak rs-decode, next chunk decoded before the wait, 2 wg", kPeakPre, kRegDecode, 2),
+      V("serial rs-decode, next chunk decoded before the wait, 2 wg", kSerialPre, kRegDecode, 2),
+      V("pipe2 rs-decode (two chains of 64, one always in flight), 2 wg", kPipe2, kRegDecode, 2),
+      V("pipe2 rs-decode, 3 wg", kPipe2, kRegDecode, 3),
       V("peak decoder-wg, 2 wg", kPeak, kDecoderWG, 2),
       V("serial decoder-wg, 2 wg", kSerial, kDecoderWG, 2),
       V("serial decoder-wg, 3 wg", kSerial, kDecoderWG, 3),
