@@ -354,23 +354,74 @@ __device__ __forceinline__ uint32_t fallback_part(float* acc, const float* ch, c
   }
   uint32_t slow = 0;
   const float up = hopper::pow2f(-kAccShift), down = hopper::pow2f(kAccShift);
+  // Per element. With 32 or more tokens per thread (tiles of 128 tokens and more per warpgroup)
+  // token by token, the tokens' records loaded from global memory eight at a time: one at a time,
+  // each load's latency was paid in turn (R / 2 round trips to L2), 1-2 % of the time at M = 4096
+  // with outlier activations, where ~0.01 % of the warpgroup steps take this path (results v17 r9).
+  // Smaller tiles keep the loop below: their few loads cost little, and the batch's registers made
+  // ptxas spill in 16x3x1x1's hot loop (qkv at M = 16 10 % slower) and change 64x1x2x1's (r9).
+  // The element step is written out in both loops, not shared: a shared helper changed every
+  // kernel's SASS, and these two are, function by function, the ones results v17 r9 and a28cc89
+  // tested on the H200.
+  if constexpr (R / 2 >= 32) {
+    constexpr int kTokens = R / 2, kBatch = 8;
+    static_assert(kTokens % kBatch == 0, "the thread's tokens come in whole batches");
+    // Token u of the thread: chain u / (BN / 4), then the wgmma accumulator layout (element
+    // i = chain * BN / 2 + 4 j + 2 second + e holds token 8 j + 2 t + e of the chain, row r0 + 8 second).
+    auto token = [&](int u, int& h, int& j, int& e) {
+      h = u / (BN / 4);
+      j = (u % (BN / 4)) / 2;
+      e = u % 2;
+      return h * BN + 8 * j + 2 * f.t + e;
+    };
 #pragma unroll 1
-  for (int i = 0; i < R; ++i) {
-    // element i of the thread: chain i / (BN / 2), then the wgmma accumulator layout
-    const int ii = i % (BN / 2), j = ii / 4, e = ii % 2, second = (ii / 2) % 2;
-    const int mi = (i / (BN / 2)) * BN + 8 * j + 2 * f.t + e, rw = f.r0 + 8 * second;
-    const TokenRec tr = f.trec[mi];
-    hopper::RowChunk a;
-    for (int g = 0; g < 4; ++g) a.mag[g] = tr.mag[g];
-    a.lo = tr.lo;
-    a.hi = tr.hi;
-    a.nan = tr.nan != 0;
-    const float value = __fmul_rn(acc[i], up);  // exact
-    if (hopper::step_is_fast(a, second ? w1 : w0, value)) {
-      acc[i] = __fadd_rz(acc[i], ch[i]);
-    } else {
-      ++slow;
-      acc[i] = __fmul_rn(slow_element(f.a_tile, f.a_pitch, mi, f.wblock, rw, tr.sf, value), down);  // exact
+    for (int u0 = 0; u0 < kTokens; u0 += kBatch) {
+      TokenRec tr[kBatch];
+#pragma unroll
+      for (int k = 0; k < kBatch; ++k) {
+        int h, j, e;
+        tr[k] = f.trec[token(u0 + k, h, j, e)];
+      }
+#pragma unroll 1
+      for (int k = 0; k < kBatch; ++k) {
+        int h, j, e;
+        const int mi = token(u0 + k, h, j, e);
+        hopper::RowChunk a;
+        for (int g = 0; g < 4; ++g) a.mag[g] = tr[k].mag[g];
+        a.lo = tr[k].lo;
+        a.hi = tr[k].hi;
+        a.nan = tr[k].nan != 0;
+        for (int second = 0; second < 2; ++second) {
+          const int i = h * (BN / 2) + 4 * j + 2 * second + e, rw = f.r0 + 8 * second;
+          const float value = __fmul_rn(acc[i], up);  // exact
+          if (hopper::step_is_fast(a, second ? w1 : w0, value)) {
+            acc[i] = __fadd_rz(acc[i], ch[i]);
+          } else {
+            ++slow;
+            acc[i] = __fmul_rn(slow_element(f.a_tile, f.a_pitch, mi, f.wblock, rw, tr[k].sf, value), down);  // exact
+          }
+        }
+      }
+    }
+  } else {
+#pragma unroll 1
+    for (int i = 0; i < R; ++i) {
+      // element i of the thread: chain i / (BN / 2), then the wgmma accumulator layout
+      const int ii = i % (BN / 2), j = ii / 4, e = ii % 2, second = (ii / 2) % 2;
+      const int mi = (i / (BN / 2)) * BN + 8 * j + 2 * f.t + e, rw = f.r0 + 8 * second;
+      const TokenRec tr = f.trec[mi];
+      hopper::RowChunk a;
+      for (int g = 0; g < 4; ++g) a.mag[g] = tr.mag[g];
+      a.lo = tr.lo;
+      a.hi = tr.hi;
+      a.nan = tr.nan != 0;
+      const float value = __fmul_rn(acc[i], up);  // exact
+      if (hopper::step_is_fast(a, second ? w1 : w0, value)) {
+        acc[i] = __fadd_rz(acc[i], ch[i]);
+      } else {
+        ++slow;
+        acc[i] = __fmul_rn(slow_element(f.a_tile, f.a_pitch, mi, f.wblock, rw, tr.sf, value), down);  // exact
+      }
     }
   }
   return slow << 1;
