@@ -134,25 +134,8 @@ __global__ void __launch_bounds__(Probe<STYLE, ASRC, WGS>::kThreads, 1) loop_pro
     decode8(w.w, m1, f[3]);
   };
   auto decode_regs = [&]() { decode_into(frag); };
-  // One chain of four k16 MMAs over BN_ tokens into d (zero-initialised unless acc_in).
-  auto chain = [&](auto& d, uint64_t da, uint64_t dbb, bool acc_in) {
-    constexpr int N = sizeof(d) / sizeof(float) * 2;
-    wgmma_fence();
-    if constexpr (ASRC == kRegDecode) {
-      if (acc_in) Wgmma<N>::mma(d, frag[0], dbb, true);
-      else Wgmma<N>::mma_first(d, frag[0], dbb);
-#pragma unroll
-      for (int j = 1; j < 4; ++j) Wgmma<N>::mma(d, frag[j], dbb + 2 * j, true);
-    } else {
-      if (acc_in) Wgmma<N>::mma_ss(d, da, dbb, true);
-      else Wgmma<N>::mma_ss_first(d, da, dbb);
-#pragma unroll
-      for (int j = 1; j < 4; ++j) Wgmma<N>::mma_ss(d, da + 2 * j, dbb + 2 * j, true);
-    }
-    wgmma_commit();
-  };
-  // One chain from the fragments f (register A operand): the *Pre styles decode the next chunk into
-  // the other buffer while this chain runs.
+  // One chain of four k16 MMAs over BN_ tokens into d (zero-initialised unless acc_in), A from the
+  // fragments f (register operand): the *Pre and pipe2 styles pass the buffer they decoded into.
   auto chain_f = [&](auto& d, uint32_t(&f)[4][4], uint64_t dbb, bool acc_in) {
     constexpr int N = sizeof(d) / sizeof(float) * 2;
     wgmma_fence();
@@ -161,6 +144,20 @@ __global__ void __launch_bounds__(Probe<STYLE, ASRC, WGS>::kThreads, 1) loop_pro
 #pragma unroll
     for (int j = 1; j < 4; ++j) Wgmma<N>::mma(d, f[j], dbb + 2 * j, true);
     wgmma_commit();
+  };
+  // The same with A by descriptor da, or from `frag` for the register-decode sources.
+  auto chain = [&](auto& d, uint64_t da, uint64_t dbb, bool acc_in) {
+    if constexpr (ASRC == kRegDecode) {
+      chain_f(d, frag, dbb, acc_in);
+    } else {
+      constexpr int N = sizeof(d) / sizeof(float) * 2;
+      wgmma_fence();
+      if (acc_in) Wgmma<N>::mma_ss(d, da, dbb, true);
+      else Wgmma<N>::mma_ss_first(d, da, dbb);
+#pragma unroll
+      for (int j = 1; j < 4; ++j) Wgmma<N>::mma_ss(d, da + 2 * j, dbb + 2 * j, true);
+      wgmma_commit();
+    }
   };
   uint32_t ph = 0;
   int s = 0;
