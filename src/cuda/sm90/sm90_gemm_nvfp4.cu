@@ -211,6 +211,25 @@ __device__ __forceinline__ void trace_wg(int q, int ev, uint32_t g) {
 __device__ __forceinline__ void trace(int, uint32_t) {}
 __device__ __forceinline__ void trace_wg(int, int, uint32_t) {}
 #endif
+// -DNVFP4_SM90_CTA_STATS: every CTA stamps %globaltimer when it starts and when its last consumer
+// warpgroup ends, and counts its warpgroup-tiles; every fallback trip of a one-chain warpgroup
+// (NH = 1, KS = 1; the two-chain and K-split tiles are not logged) with its tile, chunk, row block
+// and duration (to the warpgroup's slowest warp: a named barrier after it, in this build only).
+// The launcher writes the last launch's to $NVFP4_SM90_CTA_STATS_OUT (per CTA) and
+// $NVFP4_SM90_CTA_STATS_OUT.trips; tools/sm90-cta-stats summarises them. It shows what ends a
+// launch: the last CTAs, their trips, their tile counts (results v18).
+#ifdef NVFP4_SM90_CTA_STATS
+constexpr int kStatCtas = 1024, kStatTrips = 16384;
+__device__ unsigned long long g_sm90_cta[kStatCtas][3];     // start, end, tiles (consumer warpgroups together)
+__device__ unsigned long long g_sm90_trip[kStatTrips][5];   // cta, warpgroup, tile, chunk, row block
+__device__ unsigned long long g_sm90_trip_ns[kStatTrips][2];  // start, duration
+__device__ unsigned int g_sm90_trip_n;
+__device__ __forceinline__ unsigned long long stat_time() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+#endif
 
 // The verdict warp's result for one warpgroup and chunk (hopper::TileVerdict plus the running
 // minimum of La + Lb that the fallback's thread-group test needs): 16 bytes in the stage.
@@ -326,105 +345,106 @@ __device__ __forceinline__ float slow_element(const uint8_t* a_tile, int64_t a_p
   return model::mma_combine(sig, e, nan, acc);
 }
 
-// The accumulators of a thread whose tile test failed (all R, after every chain of the chunk has
-// finished), copied to local memory by the caller so the hot loop's registers are not sized for
-// the §3 model. Inlined: as a call, its ABI kept loop state in local memory on the fast path too
-// (measured in the SASS). Returns the number of element steps the model evaluated times 2, plus 1
-// when the thread-group test passed.
-template <int R, int BN>
-__device__ __forceinline__ uint32_t fallback_part(float* acc, const float* ch, const Fallback f) {
+// The thread-group test, where the tile test failed: the tile test's function on the thread's
+// tokens (its group record, from the pre-pass) and its two rows. Whether chunk c's step is
+// add.rz(acc, sum) for every element of the thread; amax: its largest |acc| (scaled units, NaN
+// fails). Its operands are registers and one record: a thread that passes (nearly all) never
+// copies its accumulators to local memory (below).
+__device__ __forceinline__ bool group_holds(const Fallback& f, float amax) {
   const uint32_t sw0 = *reinterpret_cast<const uint32_t*>(f.wblock + kWBlockScales + 4 * f.r0);
   const uint32_t sw1 = *reinterpret_cast<const uint32_t*>(f.wblock + kWBlockScales + 4 * (f.r0 + 8));
-  const hopper::RowChunk w0 = hopper::weight_chunk(sw0), w1 = hopper::weight_chunk(sw1);
-  // Thread-group test: the thread's tokens (group record) x its two rows.
   hopper::TileChunk wt;
   hopper::tile_init(wt);
   float mag[4];
   hopper::weight_block_bounds(sw0, mag);
-  hopper::tile_add(wt, w0, mag);
+  hopper::tile_add(wt, hopper::weight_chunk(sw0), mag);
   hopper::weight_block_bounds(sw1, mag);
-  hopper::tile_add(wt, w1, mag);
+  hopper::tile_add(wt, hopper::weight_chunk(sw1), mag);
   int run_lo = f.run_lo;  // the group's La + Lb is >= the tile's: run_lo stays as it is
   const hopper::TileVerdict v = hopper::tile_prepare(tile_chunk(*f.group), wt, run_lo, kAccShift);
-  float amax = 0.0f;
-  for (int i = 0; i < R; ++i) amax = max_nan(amax, fabsf(acc[i]));
-  if (v.pre_ok && amax < v.acc_limit) {
-    for (int i = 0; i < R; ++i) acc[i] = __fadd_rz(acc[i], ch[i]);
-    return 1;
-  }
+  return v.pre_ok && amax < v.acc_limit;
+}
+
+// Token u of a thread (lane % 4 = t) and its element in row r0 + 8 second: chain u / (BN / 4),
+// then the wgmma accumulator layout (element i = chain * BN / 2 + 4 j + 2 second + e holds token
+// 8 j + 2 t + e of the chain, row r0 + 8 second).
+template <int BN>
+__device__ __forceinline__ int thread_token(int u, int t) {
+  return (u / (BN / 4)) * BN + 8 * ((u % (BN / 4)) / 2) + 2 * t + u % 2;
+}
+template <int BN>
+__device__ __forceinline__ int thread_element(int u, int second) {
+  return (u / (BN / 4)) * (BN / 2) + 4 * ((u % (BN / 4)) / 2) + 2 * second + u % 2;
+}
+
+// The per-element tests and the §3 model for a thread that failed the thread-group test: its R
+// accumulators and chunk sums (all chains, after every chain of the chunk has finished), copied
+// to local memory by the caller so the hot loop's registers are not sized for the model. Inlined:
+// as a call, its ABI kept loop state in local memory on the fast path too (measured in the SASS).
+// Returns the number of element steps the model evaluated.
+//
+// Local memory is not L1-resident here: the ring takes the shared-memory carve-out, and a
+// warpgroup's copies (2 x R floats per thread) exceed what is left of L1, so a load that waits is
+// an L2 round trip. When each element waited for its own (an accumulator, a chunk sum and a token
+// record, element after element), a trip through this path took ~40 us (results v18 r1:
+// -DNVFP4_SM90_CTA_STATS logs every trip), the time of ~60 chunks, and the kernel ended with the
+// CTA that had the most. Here a batch's loads are independent of each other and issue together:
+// ~16 us at 128 tokens, ~11 at 64 (r2, r3). The failing thread's elements spread over its warp's
+// lanes by shuffles (r4, results-folder diff) took ~10 us at 128 tokens but ~17-19 at 64, and the
+// launches were no faster; not kept.
+template <int R, int BN>
+__device__ __forceinline__ uint32_t element_steps(float* acc, const float* ch, const Fallback f) {
+  const uint32_t sw0 = *reinterpret_cast<const uint32_t*>(f.wblock + kWBlockScales + 4 * f.r0);
+  const uint32_t sw1 = *reinterpret_cast<const uint32_t*>(f.wblock + kWBlockScales + 4 * (f.r0 + 8));
+  const hopper::RowChunk w0 = hopper::weight_chunk(sw0), w1 = hopper::weight_chunk(sw1);
+  // Per element, a batch of kBatch tokens (2 kBatch elements: the thread's two rows) at a time:
+  // the batch's token records, accumulators and chunk sums are loaded first, the (E)/(M) test runs
+  // on registers, and the rare elements that fail it go to the model one by one afterwards.
   uint32_t slow = 0;
   const float up = hopper::pow2f(-kAccShift), down = hopper::pow2f(kAccShift);
-  // Per element. With 32 or more tokens per thread (tiles of 128 tokens and more per warpgroup)
-  // token by token, the tokens' records loaded from global memory eight at a time: one at a time,
-  // each load's latency was paid in turn (R / 2 round trips to L2), 1-2 % of the time at M = 4096
-  // with outlier activations, where ~0.01 % of the warpgroup steps take this path (results v17 r9).
-  // Smaller tiles keep the loop below: their few loads cost little, and the batch's registers made
-  // ptxas spill in 16x3x1x1's hot loop (qkv at M = 16 10 % slower) and change 64x1x2x1's (r9).
-  // The element step is written out in both loops, not shared: a shared helper changed every
-  // kernel's SASS, and these two are, function by function, the ones results v17 r9 and a28cc89
-  // tested on the H200.
-  if constexpr (R / 2 >= 32) {
-    constexpr int kTokens = R / 2, kBatch = 8;
-    static_assert(kTokens % kBatch == 0, "the thread's tokens come in whole batches");
-    // Token u of the thread: chain u / (BN / 4), then the wgmma accumulator layout (element
-    // i = chain * BN / 2 + 4 j + 2 second + e holds token 8 j + 2 t + e of the chain, row r0 + 8 second).
-    auto token = [&](int u, int& h, int& j, int& e) {
-      h = u / (BN / 4);
-      j = (u % (BN / 4)) / 2;
-      e = u % 2;
-      return h * BN + 8 * j + 2 * f.t + e;
-    };
+  constexpr int kTokens = R / 2, kBatch = kTokens < 4 ? kTokens : kTokens < 32 ? 4 : 8;
+  static_assert(kTokens % kBatch == 0, "the thread's tokens come in whole batches");
+  auto token = [&](int u) { return thread_token<BN>(u, f.t); };
+  auto element = [&](int u, int second) { return thread_element<BN>(u, second); };
 #pragma unroll 1
-    for (int u0 = 0; u0 < kTokens; u0 += kBatch) {
-      TokenRec tr[kBatch];
+  for (int u0 = 0; u0 < kTokens; u0 += kBatch) {
+    TokenRec tr[kBatch];
+    float va[2 * kBatch], vc[2 * kBatch];
 #pragma unroll
-      for (int k = 0; k < kBatch; ++k) {
-        int h, j, e;
-        tr[k] = f.trec[token(u0 + k, h, j, e)];
-      }
-#pragma unroll 1
-      for (int k = 0; k < kBatch; ++k) {
-        int h, j, e;
-        const int mi = token(u0 + k, h, j, e);
-        hopper::RowChunk a;
-        for (int g = 0; g < 4; ++g) a.mag[g] = tr[k].mag[g];
-        a.lo = tr[k].lo;
-        a.hi = tr[k].hi;
-        a.nan = tr[k].nan != 0;
-        for (int second = 0; second < 2; ++second) {
-          const int i = h * (BN / 2) + 4 * j + 2 * second + e, rw = f.r0 + 8 * second;
-          const float value = __fmul_rn(acc[i], up);  // exact
-          if (hopper::step_is_fast(a, second ? w1 : w0, value)) {
-            acc[i] = __fadd_rz(acc[i], ch[i]);
-          } else {
-            ++slow;
-            acc[i] = __fmul_rn(slow_element(f.a_tile, f.a_pitch, mi, f.wblock, rw, tr[k].sf, value), down);  // exact
-          }
-        }
+    for (int k = 0; k < kBatch; ++k) {
+      tr[k] = f.trec[token(u0 + k)];
+#pragma unroll
+      for (int second = 0; second < 2; ++second) {
+        va[2 * k + second] = acc[element(u0 + k, second)];
+        vc[2 * k + second] = ch[element(u0 + k, second)];
       }
     }
-  } else {
-#pragma unroll 1
-    for (int i = 0; i < R; ++i) {
-      // element i of the thread: chain i / (BN / 2), then the wgmma accumulator layout
-      const int ii = i % (BN / 2), j = ii / 4, e = ii % 2, second = (ii / 2) % 2;
-      const int mi = (i / (BN / 2)) * BN + 8 * j + 2 * f.t + e, rw = f.r0 + 8 * second;
-      const TokenRec tr = f.trec[mi];
+    uint32_t to_model = 0;  // bit 2 k + second: the element goes to the model
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
       hopper::RowChunk a;
-      for (int g = 0; g < 4; ++g) a.mag[g] = tr.mag[g];
-      a.lo = tr.lo;
-      a.hi = tr.hi;
-      a.nan = tr.nan != 0;
-      const float value = __fmul_rn(acc[i], up);  // exact
-      if (hopper::step_is_fast(a, second ? w1 : w0, value)) {
-        acc[i] = __fadd_rz(acc[i], ch[i]);
-      } else {
-        ++slow;
-        acc[i] = __fmul_rn(slow_element(f.a_tile, f.a_pitch, mi, f.wblock, rw, tr.sf, value), down);  // exact
+      for (int g = 0; g < 4; ++g) a.mag[g] = tr[k].mag[g];
+      a.lo = tr[k].lo;
+      a.hi = tr[k].hi;
+      a.nan = tr[k].nan != 0;
+#pragma unroll
+      for (int second = 0; second < 2; ++second) {
+        if (hopper::step_is_fast(a, second ? w1 : w0, __fmul_rn(va[2 * k + second], up)))  // the value exact
+          acc[element(u0 + k, second)] = __fadd_rz(va[2 * k + second], vc[2 * k + second]);
+        else
+          to_model |= 1u << (2 * k + second);
       }
+    }
+#pragma unroll 1
+    while (to_model) {
+      const int bit = __ffs(to_model) - 1, u = u0 + bit / 2, second = bit % 2, i = element(u, second), mi = token(u);
+      to_model &= to_model - 1;
+      ++slow;
+      const float value = __fmul_rn(acc[i], up);  // exact
+      acc[i] = __fmul_rn(slow_element(f.a_tile, f.a_pitch, mi, f.wblock, f.r0 + 8 * second, f.trec[mi].sf, value), down);  // exact
     }
   }
-  return slow << 1;
+  return slow;
 }
 
 // Tile index -> (token tile, row tile): groups of kRasterGroup token tiles sweep the row tiles
@@ -472,6 +492,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     fence_barrier_init();
   }
   __syncthreads();
+#ifdef NVFP4_SM90_CTA_STATS
+  if (threadIdx.x == 0 && blockIdx.x < kStatCtas) g_sm90_cta[blockIdx.x][0] = stat_time();
+#endif
   // Sizes the launcher checked to fit 32 bits (tiles, blocks, chunks).
   const uint32_t nblocks = static_cast<uint32_t>((p.n + kRowsWG - 1) / kRowsWG);  // 64-row weight blocks
   const uint32_t mtiles = static_cast<uint32_t>(p.mp / (BM * TW)), ntiles = (nblocks + RW - 1) / RW;
@@ -887,22 +910,23 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
                                    : Fallback{reinterpret_cast<const uint8_t*>(p.a16) + static_cast<int64_t>(tblock) * BM * a_pitch + c * 128,
                                               a_pitch, weight_block(c, block),
                                               p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
-        float la_mem[C::R], lc_mem[C::R];
-        float* const la = opaque(la_mem);
-        float* const lc = opaque(lc_mem);
+        if (!group_holds(f, abs_max(acc[0]))) {  // else the caller's add.rz(acc, cur) is the step
+          ++group_misses;
+          float la_mem[C::R], lc_mem[C::R];
+          float* const la = opaque(la_mem);
+          float* const lc = opaque(lc_mem);
 #pragma unroll
-        for (int i2 = 0; i2 < RH; ++i2) {
-          la[i2] = acc[0][i2];
-          lc[i2] = cur[i2];
-        }
-        const uint32_t r = fallback_part<C::R, BN>(la, lc, f);
+          for (int i2 = 0; i2 < RH; ++i2) {
+            la[i2] = acc[0][i2];
+            lc[i2] = cur[i2];
+          }
+          slow_steps += element_steps<C::R, BN>(la, lc, f);
 #pragma unroll
-        for (int i2 = 0; i2 < RH; ++i2) {
-          acc[0][i2] = la[i2];
-          cur[i2] = 0.0f;
+          for (int i2 = 0; i2 < RH; ++i2) {
+            acc[0][i2] = la[i2];
+            cur[i2] = 0.0f;
+          }
         }
-        slow_steps += r >> 1;
-        group_misses += (r & 1) ^ 1;
       }
     };
 
@@ -1055,7 +1079,26 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         if (c == C_) break;
         wgmma_wait_all();  // nothing is in flight (head waited); says so to ptxas, which does not follow the break
         fence();
+#ifdef NVFP4_SM90_CTA_STATS
+        const unsigned long long trip_t0 = stat_time();
+        const uint32_t misses0 = tile_misses;
+#endif
         settle(c, smem + pos.stage * C::kBytes, vw, ch);
+#ifdef NVFP4_SM90_CTA_STATS
+        named_bar_sync(1 + q, 128);  // the trip ends with the warpgroup's slowest warp
+        if (tid == 0 && tile_misses != misses0) {
+          const unsigned int k = atomicAdd(&g_sm90_trip_n, 1u);
+          if (k < static_cast<unsigned int>(kStatTrips)) {
+            g_sm90_trip[k][0] = blockIdx.x;
+            g_sm90_trip[k][1] = q;
+            g_sm90_trip[k][2] = tile;
+            g_sm90_trip[k][3] = c;
+            g_sm90_trip[k][4] = block;
+            g_sm90_trip_ns[k][0] = trip_t0;
+            g_sm90_trip_ns[k][1] = stat_time() - trip_t0;
+          }
+        }
+#endif
         apply_issue(c, vw);
         ++c;
       }
@@ -1104,19 +1147,28 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           ++tile_misses;
           const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
           const Fallback f{at, 0, wb, p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
-          float la_mem[C::R];
-          float* const la = opaque(la_mem);
+          float amax = 0.0f;
 #pragma unroll
-          for (int h = 0; h < NH; ++h)
+          for (int h = 0; h < NH; ++h) amax = max_nan(amax, abs_max(acc[h]));
+          if (group_holds(f, amax)) {
 #pragma unroll
-            for (int i = 0; i < RH; ++i) la[h * RH + i] = acc[h][i];
-          const uint32_t r = fallback_part<C::R, BN>(la, lc, f);
+            for (int h = 0; h < NH; ++h)
 #pragma unroll
-          for (int h = 0; h < NH; ++h)
+              for (int i = 0; i < RH; ++i) acc[h][i] = __fadd_rz(acc[h][i], lc[h * RH + i]);
+          } else {
+            ++group_misses;
+            float la_mem[C::R];
+            float* const la = opaque(la_mem);
 #pragma unroll
-            for (int i = 0; i < RH; ++i) acc[h][i] = la[h * RH + i];
-          slow_steps += r >> 1;
-          group_misses += (r & 1) ^ 1;
+            for (int h = 0; h < NH; ++h)
+#pragma unroll
+              for (int i = 0; i < RH; ++i) la[h * RH + i] = acc[h][i];
+            slow_steps += element_steps<C::R, BN>(la, lc, f);
+#pragma unroll
+            for (int h = 0; h < NH; ++h)
+#pragma unroll
+              for (int i = 0; i < RH; ++i) acc[h][i] = la[h * RH + i];
+          }
         }
         bound = __fadd_ru(bound, inc);
         mbar_arrive(&empty[s]);
@@ -1150,6 +1202,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         }
       }
   }
+#ifdef NVFP4_SM90_CTA_STATS
+  if (tid == 0 && blockIdx.x < kStatCtas) {
+    atomicMax(&g_sm90_cta[blockIdx.x][1], stat_time());
+    atomicAdd(&g_sm90_cta[blockIdx.x][2], static_cast<unsigned long long>(chunk_steps / C_));
+  }
+#endif
   static_assert(Sm90Gemm::kCounts == 4, "the four path counters below are the ones Sm90Gemm::counts names");
   if (p.counts) {
     atomicAdd(&p.counts[0], static_cast<unsigned long long>(chunk_steps) * C::R);
@@ -1240,6 +1298,15 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   NVFP4_CUDA_TRY(cudaGetSymbolAddress(&trw, g_sm90_wg_trace));
   NVFP4_CUDA_TRY(cudaMemsetAsync(trw, 0, sizeof(g_sm90_wg_trace), stream));
 #endif
+#ifdef NVFP4_SM90_CTA_STATS
+  void *sc = nullptr, *st = nullptr, *sn = nullptr, *sd = nullptr;
+  NVFP4_CUDA_TRY(cudaGetSymbolAddress(&sc, g_sm90_cta));
+  NVFP4_CUDA_TRY(cudaGetSymbolAddress(&st, g_sm90_trip));
+  NVFP4_CUDA_TRY(cudaGetSymbolAddress(&sd, g_sm90_trip_ns));
+  NVFP4_CUDA_TRY(cudaGetSymbolAddress(&sn, g_sm90_trip_n));
+  NVFP4_CUDA_TRY(cudaMemsetAsync(sc, 0, sizeof(g_sm90_cta), stream));
+  NVFP4_CUDA_TRY(cudaMemsetAsync(sn, 0, sizeof(g_sm90_trip_n), stream));
+#endif
   // Right after the pre-pass (after_prepass), a programmatic dependent launch: the kernel starts while
   // the pre-pass runs and waits for it where it first needs its outputs (griddepcontrol.wait).
   cudaLaunchConfig_t lc{};
@@ -1254,6 +1321,33 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   lc.numAttrs = p.after_prepass ? 1 : 0;
   NVFP4_CUDA_TRY(cudaLaunchKernelEx(&lc, sm90_gemm_nvfp4<C>, map, p, stages));
   NVFP4_CUDA_LAUNCH_TRY("sm90_gemm_nvfp4");
+#ifdef NVFP4_SM90_CTA_STATS
+  if (const char* path = std::getenv("NVFP4_SM90_CTA_STATS_OUT")) {
+    static unsigned long long hc[kStatCtas][3], ht[kStatTrips][5], hd[kStatTrips][2];
+    unsigned int n = 0;
+    NVFP4_CUDA_TRY(cudaStreamSynchronize(stream));
+    NVFP4_CUDA_TRY(cudaMemcpy(hc, sc, sizeof hc, cudaMemcpyDeviceToHost));
+    NVFP4_CUDA_TRY(cudaMemcpy(ht, st, sizeof ht, cudaMemcpyDeviceToHost));
+    NVFP4_CUDA_TRY(cudaMemcpy(hd, sd, sizeof hd, cudaMemcpyDeviceToHost));
+    NVFP4_CUDA_TRY(cudaMemcpy(&n, sn, sizeof n, cudaMemcpyDeviceToHost));
+    unsigned long long t0 = ~0ull;
+    for (int b = 0; b < grid && b < kStatCtas; ++b) t0 = std::min(t0, hc[b][0]);
+    if (FILE* f = std::fopen(path, "w")) {
+      std::fprintf(f, "# %s grid %d tiles %lld: cta start_ns end_ns warpgroup_tiles (ns since the first CTA's start)\n",
+                   Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name().c_str(), grid, static_cast<long long>(tiles));
+      for (int b = 0; b < grid && b < kStatCtas; ++b)
+        std::fprintf(f, "%d %lld %lld %llu\n", b, static_cast<long long>(hc[b][0] - t0), static_cast<long long>(hc[b][1] - t0), hc[b][2]);
+      std::fclose(f);
+    }
+    if (FILE* f = std::fopen((std::string(path) + ".trips").c_str(), "w")) {
+      std::fprintf(f, "# %u trips: cta warpgroup tile chunk row_block start_ns duration_ns\n", n);
+      for (unsigned int k = 0; k < n && k < static_cast<unsigned int>(kStatTrips); ++k)
+        std::fprintf(f, "%llu %llu %llu %llu %llu %lld %llu\n", ht[k][0], ht[k][1], ht[k][2], ht[k][3], ht[k][4],
+                     static_cast<long long>(hd[k][0] - t0), hd[k][1]);
+      std::fclose(f);
+    }
+  }
+#endif
 #ifdef NVFP4_SM90_TRACE
   if (const char* path = std::getenv("NVFP4_SM90_TRACE_OUT")) {
     static unsigned long long h[kTraceEvents][kTraceChunks];
