@@ -1391,8 +1391,9 @@ constexpr Built kBuilt[] = {
     // down to four for its four chunk-sum warpgroups, fewer than launch_cfg's two each.
 };
 
-// The launcher's choice, from the H200 sweeps (benchmarks/results/2026-12-01-h200-sm90-v2, v5, v6):
-// tokens per warpgroup the smallest built height that holds M (up to 128; 256 never won); then the
+// The launcher's choice, from the H200 sweeps (benchmarks/results/2026-12-01-h200-sm90-v2, v5, v6;
+// at M = 65-128 v18 r7): tokens per warpgroup the smallest built height that holds M (up to 128;
+// 256 never won; at M = 65-128 64 where the row blocks fit one round); then the
 // warpgroups per CTA that need the fewest rounds of row tiles, because a round costs about the same
 // whatever its occupancy (each warpgroup's chunk is a chain of dependent instructions), and of equal
 // rounds the fewest warpgroups, which run at more registers per thread and share the SM's MMA pipe
@@ -1426,8 +1427,15 @@ Config choose(int64_t m, int64_t n, int sm_count) {
   }
   if (m <= 64) return Config{64, fewest_rounds(1, 3), 1, 1};
   if (m <= 128) {
-    if (one_round(1)) return Config{64, 1, 2, 1};  // few row blocks: two warpgroups split the tokens
-    return one_round(3) ? Config{128, 3, 1, 2} : Config{64, 1, 2, 1};
+    // Few row blocks (84): one round of 64-token tiles either way; two row blocks sharing a token
+    // block were 3-4 % faster than one row block for two token blocks (results v18 r7: out 54.7
+    // against 56.5 us, fc2 99.5 against 104.0, the same at M = 96).
+    if (one_round(1)) return Config{64, 2, 1, 1};
+    if (one_round(3)) return Config{128, 3, 1, 2};  // 336 row blocks: one round of three warpgroups in two chains
+    // Many row blocks (448): a round of 64x1x2x1 tiles costs ~38 us, one of 128x2x1x1 ~60, but the
+    // 128-token tiles take two rounds where the 64-token ones take four (the last a partial one):
+    // fc1 154.0 -> 119.8 us (r7).
+    return Config{128, 2, 1, 1};
   }
   return Config{128, 2, 1, 1};
 }
