@@ -389,9 +389,10 @@ __device__ __forceinline__ int thread_element(int u, int second) {
 // record, element after element), a trip through this path took ~40 us (results v18 r1:
 // -DNVFP4_SM90_CTA_STATS logs every trip), the time of ~60 chunks, and the kernel ended with the
 // CTA that had the most. Here a batch's loads are independent of each other and issue together:
-// ~16 us at 128 tokens, ~11 at 64 (r2, r3). The failing thread's elements spread over its warp's
-// lanes by shuffles (r4, results-folder diff) took ~10 us at 128 tokens but ~17-19 at 64, and the
-// launches were no faster; not kept.
+// ~16 us at 128 tokens, ~11 at 64 (r2, r3). Not kept (diffs in the results folder): the failing
+// thread's elements spread over its warp's lanes by shuffles (r4: ~10 us at 128 tokens but 17-19 at
+// 64, no launch faster), and the tests on the registers with only the model's elements copied
+// (r5: the two-chain loop, which holds this code inline, spilled; qkv at M = 128 29 % slower).
 template <int R, int BN>
 __device__ __forceinline__ uint32_t element_steps(float* acc, const float* ch, const Fallback f) {
   const uint32_t sw0 = *reinterpret_cast<const uint32_t*>(f.wblock + kWBlockScales + 4 * f.r0);
