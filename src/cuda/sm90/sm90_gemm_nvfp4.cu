@@ -191,15 +191,17 @@ struct Cfg {
 // The one-chain warpgroups (NH = 1) also stamp per warpgroup (thread 0 of each; the events above
 // mix warps), to $NVFP4_SM90_TRACE_OUT.wg: 0 its MMAs of chunk c done, 1 the verdict test and the
 // next stage's ready wait done, 2 chunk c applied and c + 1's MMAs issued, 3 chunk c's stage released.
-#ifdef NVFP4_SM90_TRACE
-constexpr int kTraceEvents = 9, kTraceChunks = 4096, kTraceWgs = 4, kTraceWgEvents = 4;
-__device__ unsigned long long g_sm90_trace[kTraceEvents][kTraceChunks];
-__device__ unsigned long long g_sm90_wg_trace[kTraceWgs][kTraceWgEvents][kTraceChunks];
+#if defined(NVFP4_SM90_TRACE) || defined(NVFP4_SM90_CTA_STATS)
 __device__ __forceinline__ unsigned long long globaltimer() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
+#endif
+#ifdef NVFP4_SM90_TRACE
+constexpr int kTraceEvents = 9, kTraceChunks = 4096, kTraceWgs = 4, kTraceWgEvents = 4;
+__device__ unsigned long long g_sm90_trace[kTraceEvents][kTraceChunks];
+__device__ unsigned long long g_sm90_wg_trace[kTraceWgs][kTraceWgEvents][kTraceChunks];
 __device__ __forceinline__ void trace(int ev, uint32_t g) {
   if (blockIdx.x == 0 && g < static_cast<uint32_t>(kTraceChunks) && threadIdx.x % 32 == 0) g_sm90_trace[ev][g] = globaltimer();
 }
@@ -221,14 +223,9 @@ __device__ __forceinline__ void trace_wg(int, int, uint32_t) {}
 #ifdef NVFP4_SM90_CTA_STATS
 constexpr int kStatCtas = 1024, kStatTrips = 16384;
 __device__ unsigned long long g_sm90_cta[kStatCtas][3];     // start, end, tiles (consumer warpgroups together)
-__device__ unsigned long long g_sm90_trip[kStatTrips][5];   // cta, warpgroup, tile, chunk, row block
-__device__ unsigned long long g_sm90_trip_ns[kStatTrips][2];  // start, duration
+constexpr int kTripFields = 7;  // cta, warpgroup, tile, chunk, row block, start, duration (ns)
+__device__ unsigned long long g_sm90_trip[kStatTrips][kTripFields];
 __device__ unsigned int g_sm90_trip_n;
-__device__ __forceinline__ unsigned long long stat_time() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 #endif
 
 // The verdict warp's result for one warpgroup and chunk (hopper::TileVerdict plus the running
@@ -494,7 +491,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   }
   __syncthreads();
 #ifdef NVFP4_SM90_CTA_STATS
-  if (threadIdx.x == 0 && blockIdx.x < kStatCtas) g_sm90_cta[blockIdx.x][0] = stat_time();
+  if (threadIdx.x == 0 && blockIdx.x < kStatCtas) g_sm90_cta[blockIdx.x][0] = globaltimer();
 #endif
   // Sizes the launcher checked to fit 32 bits (tiles, blocks, chunks).
   const uint32_t nblocks = static_cast<uint32_t>((p.n + kRowsWG - 1) / kRowsWG);  // 64-row weight blocks
@@ -1081,7 +1078,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         wgmma_wait_all();  // nothing is in flight (head waited); says so to ptxas, which does not follow the break
         fence();
 #ifdef NVFP4_SM90_CTA_STATS
-        const unsigned long long trip_t0 = stat_time();
+        const unsigned long long trip_t0 = globaltimer();
         const uint32_t misses0 = tile_misses;
 #endif
         settle(c, smem + pos.stage * C::kBytes, vw, ch);
@@ -1095,8 +1092,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             g_sm90_trip[k][2] = tile;
             g_sm90_trip[k][3] = c;
             g_sm90_trip[k][4] = block;
-            g_sm90_trip_ns[k][0] = trip_t0;
-            g_sm90_trip_ns[k][1] = stat_time() - trip_t0;
+            g_sm90_trip[k][5] = trip_t0;
+            g_sm90_trip[k][6] = globaltimer() - trip_t0;
           }
         }
 #endif
@@ -1205,7 +1202,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   }
 #ifdef NVFP4_SM90_CTA_STATS
   if (tid == 0 && blockIdx.x < kStatCtas) {
-    atomicMax(&g_sm90_cta[blockIdx.x][1], stat_time());
+    atomicMax(&g_sm90_cta[blockIdx.x][1], globaltimer());
     atomicAdd(&g_sm90_cta[blockIdx.x][2], static_cast<unsigned long long>(chunk_steps / C_));
   }
 #endif
@@ -1300,10 +1297,9 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   NVFP4_CUDA_TRY(cudaMemsetAsync(trw, 0, sizeof(g_sm90_wg_trace), stream));
 #endif
 #ifdef NVFP4_SM90_CTA_STATS
-  void *sc = nullptr, *st = nullptr, *sn = nullptr, *sd = nullptr;
+  void *sc = nullptr, *st = nullptr, *sn = nullptr;
   NVFP4_CUDA_TRY(cudaGetSymbolAddress(&sc, g_sm90_cta));
   NVFP4_CUDA_TRY(cudaGetSymbolAddress(&st, g_sm90_trip));
-  NVFP4_CUDA_TRY(cudaGetSymbolAddress(&sd, g_sm90_trip_ns));
   NVFP4_CUDA_TRY(cudaGetSymbolAddress(&sn, g_sm90_trip_n));
   NVFP4_CUDA_TRY(cudaMemsetAsync(sc, 0, sizeof(g_sm90_cta), stream));
   NVFP4_CUDA_TRY(cudaMemsetAsync(sn, 0, sizeof(g_sm90_trip_n), stream));
@@ -1324,12 +1320,11 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   NVFP4_CUDA_LAUNCH_TRY("sm90_gemm_nvfp4");
 #ifdef NVFP4_SM90_CTA_STATS
   if (const char* path = std::getenv("NVFP4_SM90_CTA_STATS_OUT")) {
-    static unsigned long long hc[kStatCtas][3], ht[kStatTrips][5], hd[kStatTrips][2];
+    static unsigned long long hc[kStatCtas][3], ht[kStatTrips][kTripFields];
     unsigned int n = 0;
     NVFP4_CUDA_TRY(cudaStreamSynchronize(stream));
     NVFP4_CUDA_TRY(cudaMemcpy(hc, sc, sizeof hc, cudaMemcpyDeviceToHost));
     NVFP4_CUDA_TRY(cudaMemcpy(ht, st, sizeof ht, cudaMemcpyDeviceToHost));
-    NVFP4_CUDA_TRY(cudaMemcpy(hd, sd, sizeof hd, cudaMemcpyDeviceToHost));
     NVFP4_CUDA_TRY(cudaMemcpy(&n, sn, sizeof n, cudaMemcpyDeviceToHost));
     unsigned long long t0 = ~0ull;
     for (int b = 0; b < grid && b < kStatCtas; ++b) t0 = std::min(t0, hc[b][0]);
@@ -1344,7 +1339,7 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
       std::fprintf(f, "# %u trips: cta warpgroup tile chunk row_block start_ns duration_ns\n", n);
       for (unsigned int k = 0; k < n && k < static_cast<unsigned int>(kStatTrips); ++k)
         std::fprintf(f, "%llu %llu %llu %llu %llu %lld %llu\n", ht[k][0], ht[k][1], ht[k][2], ht[k][3], ht[k][4],
-                     static_cast<long long>(hd[k][0] - t0), hd[k][1]);
+                     static_cast<long long>(ht[k][5] - t0), ht[k][6]);
       std::fclose(f);
     }
   }
