@@ -141,6 +141,15 @@ struct Cfg {
   // Per group: kGroup x (kArrivalsPerWarpgroup chunk-sum threads + one verdict lane).
   static constexpr int kSumArrivals = kGroup * (kArrivalsPerWarpgroup + 1);
   static constexpr int kSlotArea = kSlots * (kSlotBytes + 16) + kGroups * 16;  // sums, verdicts, two mbarriers per group
+  // Tiles of 64 and 128 tokens (KS = 1) run a trip's per-element tests and model steps on the
+  // failing warp's lanes (warp_element_steps: one lane per token of a thread, R / 2 <= 32), with
+  // per consumer warp R floats of shared memory where the failing lane puts its accumulators
+  // (at 64x3x1x1 the ring loses one of its 15 stages to them). Trips took 13-16 us before, 4.5-7
+  // after (results v19 r4, r5). The smaller tiles keep element_steps: the warp path's registers
+  // moved their hot loops (16x4x1x1 reloaded a spill in it; M = 16 ran 2-3 % slower, r2) and no
+  // trip was seen at M <= 32; the 256-token tiles too (64 tokens a thread).
+  static constexpr bool kWarpTrip = KS == 1 && BM >= 64 && BM <= 128;
+  static constexpr int kScratchBytes = kWarpTrip ? P * 4 * R * 4 : 0;
   // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block
   // records (these three by the copy engine), then P verdicts (written by the verdict warp). With
   // KS > 1 neither records nor verdicts (the verdicts go into the slots), and CPS chunks: their A'
@@ -342,6 +351,50 @@ __device__ __forceinline__ float slow_element(const uint8_t* a_tile, int64_t a_p
   return model::mma_combine(sig, e, nan, acc);
 }
 
+// slow_element by a whole warp (every lane calls it with the same arguments, converged; every
+// lane gets the result): lanes 8 g .. 8 g + 7 take block g, two products each, summed by shuffles
+// (each partial sum exact, see above, so the order is free), and every lane combines the four
+// block terms. One lane running slow_element (~1,800 instructions, unrolled) took 6-15 us in a
+// trip, and as long again when timed a second time on warm caches (results v19 r3); here a lane
+// runs ~60 instructions, seven shuffles and the combine.
+__device__ __forceinline__ float warp_slow_element(const uint8_t* a_tile, int64_t a_pitch, int mi, const uint8_t* wblock, int rw,
+                                                   uint32_t sfa, float acc) {
+  const int lane = threadIdx.x % 32, g = lane / 8;
+  const uint32_t sfw = *reinterpret_cast<const uint32_t*>(wblock + kWBlockScales + 4 * rw);
+  const uint8_t ba = static_cast<uint8_t>(sfa >> (8 * g)), bw = static_cast<uint8_t>(sfw >> (8 * g));
+  const model::ScaleParts pa = model::decode_scale(ba), pw = model::decode_scale(bw);
+  const float sv = pw.nan ? 0.0f : hopper::scale_value(bw);
+  float t = 0.0f;
+  bool any = false;
+#pragma unroll
+  for (int e = 0; e < 2; ++e) {
+    const int k = 16 * g + 2 * (lane % 8) + e;
+    // A' element (mi, k) under the 128-byte swizzle: 16-byte unit k/8 of the row XOR row % 8.
+    const __half ah = *reinterpret_cast<const __half*>(
+        a_pitch == 0 ? a_tile + mi * 128 + (((k / 8) ^ (mi % 8)) * 16) + (k % 8) * 2 : a_tile + mi * a_pitch + k * 2);
+    const float wv = __fmul_rn(e2m1_value(block_code(wblock + kWBlockCodes, rw, k)), sv);
+    const float pr = __fmul_rn(__half2float(ah), wv);  // exact
+    any = any || pr != 0.0f;
+    t = __fadd_rn(t, pr);  // exact
+  }
+#pragma unroll
+  for (int d = 1; d < 8; d *= 2) t = __fadd_rn(t, __shfl_xor_sync(0xFFFFFFFFu, t, d));  // exact
+  const bool any_g = ((__ballot_sync(0xFFFFFFFFu, any) >> (8 * g)) & 0xFFu) != 0;
+  const bool zero = !any_g || pa.sig == 0 || pw.sig == 0;
+  const int eg = zero ? model::kEZero : pa.exp + pw.exp;
+  // term = t = sig * 2^(e - 8): sig = t * 2^(8 - e), an integer (|sig| <= 2304 * 225: 32 bits suffice)
+  const int sg = zero ? 0 : __float2int_rz(__fmul_rn(t, hopper::pow2f(8 - pa.exp - pw.exp)));
+  const bool nan = __any_sync(0xFFFFFFFFu, pa.nan || pw.nan);
+  int64_t sig[4];
+  int e4[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    sig[j] = __shfl_sync(0xFFFFFFFFu, sg, 8 * j);
+    e4[j] = __shfl_sync(0xFFFFFFFFu, eg, 8 * j);
+  }
+  return model::mma_combine(sig, e4, nan, acc);
+}
+
 // The thread-group test, where the tile test failed: the tile test's function on the thread's
 // tokens (its group record, from the pre-pass) and its two rows. Whether chunk c's step is
 // add.rz(acc, sum) for every element of the thread; amax: its largest |acc| (scaled units, NaN
@@ -378,7 +431,9 @@ __device__ __forceinline__ int thread_element(int u, int second) {
 // accumulators and chunk sums (all chains, after every chain of the chunk has finished), copied
 // to local memory by the caller so the hot loop's registers are not sized for the model. Inlined:
 // as a call, its ABI kept loop state in local memory on the fast path too (measured in the SASS).
-// Returns the number of element steps the model evaluated.
+// Returns the number of element steps the model evaluated. Since results v19 it serves the
+// K-split applier (whose threads may take different paths through a chunk), the tiles of 16 and 32
+// tokens and the 256-token tiles; the 64- and 128-token tiles run warp_element_steps (below).
 //
 // Local memory is not L1-resident here: the ring takes the shared-memory carve-out, and a
 // warpgroup's copies (2 x R floats per thread) exceed what is left of L1, so a load that waits is
@@ -445,6 +500,93 @@ __device__ __forceinline__ uint32_t element_steps(float* acc, const float* ch, c
   return slow;
 }
 
+// The per-element tests and the §3 model of a trip (tiles of 64 and 128 tokens, C::kWarpTrip) for
+// the lanes of a warp whose thread-group test failed (held = false; about one thread of 128 in a
+// trip), one failing lane L at a time. acc: the thread's R accumulators, all chains (thread_element's
+// order); ch: its chunk sums (registers, or the two-chain loop's local copy). L puts its
+// accumulators into the warp's scratch (shared memory); lane u tests L's two elements of token u
+// (its record from global memory: the caller prefetched the token block's records into L1); the
+// elements that fail go to the model one at a time, each run by the whole warp
+// (warp_slow_element), the result written over the accumulator in the scratch; then L takes, per
+// element, the model's result or add.rz(acc, ch), and with kZeroSums zeroes its sums (the
+// one-chain caller adds them afterwards). Every lane of the warp calls this, converged. Returns the
+// model steps the lane counted (lane 0 counts them).
+//
+// Why not element_steps: a load that leaves the SM waited ~1-2 us in a trip (results v19 r1, the
+// trip's phases: -DNVFP4_SM90_CTA_STATS with stamps), and element_steps' copies to local memory
+// and back and its batches' loads were each such a wait; its one-thread model step took 6-15 us
+// more: ~13-16 us a trip. Here the far loads are the thread-group test's record and the
+// prefetched token records (not timed on their own).
+template <int R, int BN, bool kZeroSums, class Sums>
+__device__ __forceinline__ uint32_t warp_element_steps(bool held, const Fallback& f, float (&acc)[R], Sums& ch, float* scr) {
+  constexpr int kTokens = R / 2;  // a thread's tokens, one lane each
+  static_assert(kTokens <= 32, "one lane per token of the failing thread");
+  const int lane = threadIdx.x % 32;
+  const float up = hopper::pow2f(-kAccShift), down = hopper::pow2f(kAccShift);
+  uint32_t slow = 0;
+  uint32_t fails = __ballot_sync(0xFFFFFFFFu, !held);
+#pragma unroll 1
+  while (fails) {
+    const int L = __ffs(fails) - 1;
+    fails &= fails - 1;
+    if (lane == L) {
+#pragma unroll
+      for (int i = 0; i < R; ++i) scr[i] = acc[i];
+    }
+    __syncwarp();
+    const int r0 = f.r0 - lane / 4 + L / 4;  // L's rows: 16 w + L / 4 and + 8 (the same in every lane)
+    bool model0 = false, model1 = false;
+    uint32_t sfa = 0;  // lane u: the scale bytes of L's token u
+    if (lane < kTokens) {
+      const TokenRec tr = f.trec[thread_token<BN>(lane, L % 4)];
+      hopper::RowChunk a;
+      for (int g = 0; g < 4; ++g) a.mag[g] = tr.mag[g];
+      a.lo = tr.lo;
+      a.hi = tr.hi;
+      a.nan = tr.nan != 0;
+      sfa = tr.sf;
+#pragma unroll
+      for (int second = 0; second < 2; ++second) {
+        const hopper::RowChunk w = hopper::weight_chunk(*reinterpret_cast<const uint32_t*>(f.wblock + kWBlockScales + 4 * (r0 + 8 * second)));
+        const float value = __fmul_rn(scr[thread_element<BN>(lane, second)], up);  // exact
+        (second ? model1 : model0) = !hopper::step_is_fast(a, w, value);
+      }
+    }
+    const uint32_t m0 = __ballot_sync(0xFFFFFFFFu, model0), m1 = __ballot_sync(0xFFFFFFFFu, model1);
+    // The model's elements, one at a time by the whole warp (rare: about one a trip).
+    for (int second = 0; second < 2; ++second) {
+#pragma unroll 1
+      for (uint32_t left = second ? m1 : m0; left; left &= left - 1) {
+        const int u = __ffs(left) - 1, i = thread_element<BN>(u, second), mi = thread_token<BN>(u, L % 4);
+        const float value = __fmul_rn(scr[i], up);  // exact; every lane reads it
+        const float r = __fmul_rn(warp_slow_element(f.a_tile, f.a_pitch, mi, f.wblock, r0 + 8 * second,
+                                                     __shfl_sync(0xFFFFFFFFu, sfa, u), value), down);  // exact
+        __syncwarp();  // every lane's read of scr[i] before the write
+        if (lane == 0) {
+          scr[i] = r;
+          ++slow;
+        }
+        __syncwarp();
+      }
+    }
+    if (lane == L) {
+#pragma unroll
+      for (int u = 0; u < kTokens; ++u)
+#pragma unroll
+        for (int second = 0; second < 2; ++second) {
+          const int i = thread_element<BN>(u, second);
+          acc[i] = ((second ? m1 : m0) >> u) & 1u ? scr[i] : __fadd_rz(acc[i], ch[i]);
+        }
+      if constexpr (kZeroSums) {
+#pragma unroll
+        for (int i = 0; i < R; ++i) ch[i] = 0.0f;
+      }
+    }
+    __syncwarp();  // L's reads before the next failing lane's writes
+  }
+  return slow;
+}
+
 // Tile index -> (token tile, row tile): groups of kRasterGroup token tiles sweep the row tiles
 // together, so the weight rows a wave of CTAs reads serve several token tiles from L2.
 // 32-bit arithmetic (the launcher bounds the tile count): a 64-bit division is a subroutine call.
@@ -471,7 +613,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   uint8_t* smem = smem_raw + ((kSmemAlign - (smem_addr(smem_raw) & (kSmemAlign - 1))) & (kSmemAlign - 1));
   uint8_t* slots = smem + stages * C::kBytes;                                 // KS > 1: chunk sums [kSlots]
   Verdict* slot_v = reinterpret_cast<Verdict*>(slots + C::kSlots * C::kSlotBytes);  // ... and their verdicts
-  uint64_t* full = reinterpret_cast<uint64_t*>(slot_v + C::kSlots);         // copies landed
+  float* const scratch = reinterpret_cast<float*>(slot_v + C::kSlots);      // kWarpTrip: [P][4 warps][R]
+  uint64_t* full = reinterpret_cast<uint64_t*>(reinterpret_cast<uint8_t*>(scratch) + C::kScratchBytes);  // copies landed
   uint64_t* ready = full + stages;                                          // verdicts written (KS = 1)
   uint64_t* empty = ready + stages;                                         // consumers done
   uint64_t* sum_full = empty + stages;                                      // KS > 1: a group's sums and verdicts written
@@ -908,7 +1051,15 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
                                    : Fallback{reinterpret_cast<const uint8_t*>(p.a16) + static_cast<int64_t>(tblock) * BM * a_pitch + c * 128,
                                               a_pitch, weight_block(c, block),
                                               p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
-        if (!group_holds(f, abs_max(acc[0]))) {  // else the caller's add.rz(acc, cur) is the step
+        if constexpr (C::kWarpTrip) {
+          // fast is warpgroup-uniform: whole warps come here, converged. The token block's records
+          // into L1 while the thread-group test waits for its record (warp_element_steps reads them).
+          if (lane < BM / 4) prefetch_l1(f.trec + 4 * lane);
+          const bool held = group_holds(f, abs_max(acc[0]));  // if so, the caller's add.rz(acc, cur) is the step
+          group_misses += held ? 0u : 1u;
+          if (__any_sync(0xFFFFFFFFu, !held))
+            slow_steps += warp_element_steps<RH, BN, true>(held, f, acc[0], cur, scratch + (q * 4 + warp) * C::R);  // NH = 1: RH = R
+        } else if (!group_holds(f, abs_max(acc[0]))) {  // else the caller's add.rz(acc, cur) is the step
           ++group_misses;
           float la_mem[C::R], lc_mem[C::R];
           float* const la = opaque(la_mem);
@@ -1140,7 +1291,34 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         }
 #pragma unroll
         for (int j = 0; j < 4; ++j) fence_regs(frag[j]);  // the MMAs read them until the wait
-        if (!(warp_fast || fast)) {
+        if constexpr (C::kWarpTrip) {
+          if (!warp_fast) {
+            // After every chain: only the copies are live across the fallback. The warp's lanes
+            // run the failing lanes' elements (warp_element_steps, on all chains' tokens at once).
+            const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
+            const Fallback f{at, 0, wb, p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
+            if (lane < BM / 4) prefetch_l1(f.trec + 4 * lane);
+            bool held = true;
+            if (!fast) {
+              ++tile_misses;
+              float amax = 0.0f;
+#pragma unroll
+              for (int h = 0; h < NH; ++h) amax = max_nan(amax, abs_max(acc[h]));
+              held = group_holds(f, amax);
+              if (held) {
+#pragma unroll
+                for (int h = 0; h < NH; ++h)
+#pragma unroll
+                  for (int i = 0; i < RH; ++i) acc[h][i] = __fadd_rz(acc[h][i], lc[h * RH + i]);
+              } else {
+                ++group_misses;
+              }
+            }
+            if (__any_sync(0xFFFFFFFFu, !held))
+              slow_steps += warp_element_steps<C::R, BN, false>(held, f, *reinterpret_cast<float(*)[C::R]>(&acc[0][0]), lc,
+                                                                scratch + (q * 4 + warp) * C::R);
+          }
+        } else if (!(warp_fast || fast)) {
           // After every chain: only the copies are live across the fallback.
           ++tile_misses;
           const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
@@ -1266,7 +1444,7 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   int optin = 0, dev = 0;
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
   NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  const int budget = optin - kSmemAlign - 256 - C::kSlotArea;
+  const int budget = optin - kSmemAlign - 256 - C::kSlotArea - C::kScratchBytes;
   int stages = std::min(max_stages(), budget / (C::kBytes + 24));
   if (stages < 2) return unsupported("sm90 kernel: not enough shared memory for two pipeline stages");
   // K-split: chunk-sum warpgroup j takes stages u = j (mod KS), in ring slot u mod stages. A whole
@@ -1283,7 +1461,7 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
       return unsupported("sm90 kernel: not enough shared memory for two ring stages per K-split warpgroup (" +
                          Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name() + ")");
   }
-  const int smem = stages * C::kBytes + C::kSlotArea + 3 * stages * 8 + kSmemAlign;
+  const int smem = stages * C::kBytes + C::kSlotArea + C::kScratchBytes + 3 * stages * 8 + kSmemAlign;
   NVFP4_CUDA_TRY(cudaFuncSetAttribute(sm90_gemm_nvfp4<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const int64_t nblocks = (p.n + kRowsWG - 1) / kRowsWG;
   const int64_t tiles = p.mp / (C::BM * C::TW) * ((nblocks + C::RW - 1) / C::RW);
