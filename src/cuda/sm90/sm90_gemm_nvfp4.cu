@@ -1291,6 +1291,24 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         }
 #pragma unroll
         for (int j = 0; j < 4; ++j) fence_regs(frag[j]);  // the MMAs read them until the wait
+        // A lane whose tile test failed, after every chain: its thread-group test, and where that
+        // holds its step, add.rz of its copied sums. Whether it held.
+        auto group_step = [&](const Fallback& f) {
+          ++tile_misses;
+          float amax = 0.0f;
+#pragma unroll
+          for (int h = 0; h < NH; ++h) amax = max_nan(amax, abs_max(acc[h]));
+          const bool held = group_holds(f, amax);
+          if (held) {
+#pragma unroll
+            for (int h = 0; h < NH; ++h)
+#pragma unroll
+              for (int i = 0; i < RH; ++i) acc[h][i] = __fadd_rz(acc[h][i], lc[h * RH + i]);
+          } else {
+            ++group_misses;
+          }
+          return held;
+        };
         if constexpr (C::kWarpTrip) {
           if (!warp_fast) {
             // After every chain: only the copies are live across the fallback. The warp's lanes
@@ -1298,41 +1316,16 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
             const Fallback f{at, 0, wb, p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
             if (lane < BM / 4) prefetch_l1(f.trec + 4 * lane);
-            bool held = true;
-            if (!fast) {
-              ++tile_misses;
-              float amax = 0.0f;
-#pragma unroll
-              for (int h = 0; h < NH; ++h) amax = max_nan(amax, abs_max(acc[h]));
-              held = group_holds(f, amax);
-              if (held) {
-#pragma unroll
-                for (int h = 0; h < NH; ++h)
-#pragma unroll
-                  for (int i = 0; i < RH; ++i) acc[h][i] = __fadd_rz(acc[h][i], lc[h * RH + i]);
-              } else {
-                ++group_misses;
-              }
-            }
+            const bool held = fast || group_step(f);
             if (__any_sync(0xFFFFFFFFu, !held))
               slow_steps += warp_element_steps<C::R, BN, false>(held, f, *reinterpret_cast<float(*)[C::R]>(&acc[0][0]), lc,
                                                                 scratch + (q * 4 + warp) * C::R);
           }
         } else if (!(warp_fast || fast)) {
           // After every chain: only the copies are live across the fallback.
-          ++tile_misses;
           const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
           const Fallback f{at, 0, wb, p.trec + tc * BM, p.agroup + tc * 4 + t, static_cast<int>(vw.w), r0, t};
-          float amax = 0.0f;
-#pragma unroll
-          for (int h = 0; h < NH; ++h) amax = max_nan(amax, abs_max(acc[h]));
-          if (group_holds(f, amax)) {
-#pragma unroll
-            for (int h = 0; h < NH; ++h)
-#pragma unroll
-              for (int i = 0; i < RH; ++i) acc[h][i] = __fadd_rz(acc[h][i], lc[h * RH + i]);
-          } else {
-            ++group_misses;
+          if (!group_step(f)) {
             float la_mem[C::R];
             float* const la = opaque(la_mem);
 #pragma unroll
