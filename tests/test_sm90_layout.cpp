@@ -157,7 +157,7 @@ TEST(Sm90Layout, TheLauncherPicksOnlyBuiltConfigurations) {
 
 // The launcher's rule on the H200's 132 SMs for the MiniMax H3 linears (N = 21504, 5376, 28672):
 // the fewest rounds of row tiles, then the fewest warpgroups per CTA; K-split where the row blocks
-// fit one round at M <= 32; above 64 tokens the picks of results v18 r7 (docs/hopper-exact-path.md).
+// fit one round at M <= 32; above 64 tokens the picks of results v18 r7 and v19 r10 (docs/hopper-exact-path.md).
 TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
   if (sm90_configs().empty()) GTEST_SKIP() << "skipped: this build has no CUDA kernels";
   const struct {
@@ -173,7 +173,8 @@ TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
       {64, 21504, "64x3x1x1"},
       {64, 28672, "64x2x1x1"},
       {64, 5376, "64x1x1x1"},
-      {128, 5376, "64x2x1x1"},   // 84: one round; two row blocks per 64-token tile (results v18 r7)
+      {128, 5376, "128x1x1x1"},  // 84: one round of one warpgroup per CTA (results v19 r10)
+      {96, 5376, "128x1x1x1"},
       {128, 21504, "128x3x1x2"},
       {128, 28672, "128x2x1x1"},  // 448: two rounds of 128-token tiles instead of four of 64 (r7)
       {96, 28672, "128x2x1x1"},

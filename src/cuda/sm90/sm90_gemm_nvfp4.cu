@@ -1560,8 +1560,8 @@ constexpr Built kBuilt[] = {
 };
 
 // The launcher's choice, from the H200 sweeps (benchmarks/results/2026-12-01-h200-sm90-v2, v5, v6;
-// at M = 65-128 v18 r7): tokens per warpgroup the smallest built height that holds M (up to 128;
-// 256 never won; at M = 65-128 64 where the row blocks fit one round); then the
+// at M = 65-128 v18 r7, v19 r10): tokens per warpgroup the smallest built height that holds M (up to
+// 128; 256 never won); then the
 // warpgroups per CTA that need the fewest rounds of row tiles, because a round costs about the same
 // whatever its occupancy (each warpgroup's chunk is a chain of dependent instructions), and of equal
 // rounds the fewest warpgroups, which run at more registers per thread and share the SM's MMA pipe
@@ -1595,10 +1595,11 @@ Config choose(int64_t m, int64_t n, int sm_count) {
   }
   if (m <= 64) return Config{64, fewest_rounds(1, 3), 1, 1};
   if (m <= 128) {
-    // Few row blocks (84): one round of 64-token tiles either way; two row blocks sharing a token
-    // block were 3-4 % faster than one row block for two token blocks (results v18 r7: out 54.7
-    // against 56.5 us, fc2 99.5 against 104.0, the same at M = 96).
-    if (one_round(1)) return Config{64, 2, 1, 1};
+    // Few row blocks (84): one round with one warpgroup per CTA. One 128-token warpgroup per CTA
+    // (84 CTAs) is 0.2-1 % faster than 64x2x1x1 (84 CTAs of two) on attn_out_proj and 2-2.5 % on
+    // mlp_fc2 at M = 96 and 128 since the trips run on the warp's lanes (results v19 r10; v18 r7 had
+    // found 64x2x1x1 3-4 % faster than 64x1x2x1); 32x3x1x1, one round on 112 SMs, 10 % slower.
+    if (one_round(1)) return Config{128, 1, 1, 1};
     if (one_round(3)) return Config{128, 3, 1, 2};  // 336 row blocks: one round of three warpgroups in two chains
     // Many row blocks (448): a round of 64x1x2x1 tiles costs ~38 us, one of 128x2x1x1 ~60, but the
     // 128-token tiles take two rounds where the 64-token ones take four (the last a partial one):
