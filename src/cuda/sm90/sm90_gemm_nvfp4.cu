@@ -1596,9 +1596,9 @@ Config choose(int64_t m, int64_t n, int sm_count) {
   if (m <= 64) return Config{64, fewest_rounds(1, 3), 1, 1};
   if (m <= 128) {
     // Few row blocks (84): one round with one warpgroup per CTA. One 128-token warpgroup per CTA
-    // (84 CTAs) is 0.2-1 % faster than 64x2x1x1 (84 CTAs of two) on attn_out_proj and 2-2.5 % on
-    // mlp_fc2 at M = 96 and 128 since the trips run on the warp's lanes (results v19 r10; v18 r7 had
-    // found 64x2x1x1 3-4 % faster than 64x1x2x1); 32x3x1x1, one round on 112 SMs, 10 % slower.
+    // (84 CTAs) is 0-1.5 % faster than 64x2x1x1 (84 CTAs of two) on attn_out_proj and 2-2.6 % on
+    // mlp_fc2 at M = 96 and 128 since the trips run on the warp's lanes (results v19 r10, r11; v18
+    // r7 had found 64x2x1x1 3-4 % faster than 64x1x2x1); 32x3x1x1, one round on 112 SMs, 10 % slower.
     if (one_round(1)) return Config{128, 1, 1, 1};
     if (one_round(3)) return Config{128, 3, 1, 2};  // 336 row blocks: one round of three warpgroups in two chains
     // Many row blocks (448): a round of 64x1x2x1 tiles costs ~38 us, one of 128x2x1x1 ~60, but the
