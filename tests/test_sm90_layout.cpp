@@ -11,6 +11,7 @@
 #include <random>
 
 #include "cuda/sm90/sm90_layout.hpp"
+#include "model/hopper_exact.hpp"
 #include "nvfp4/cuda.hpp"
 #include "nvfp4/format.hpp"
 #include "random_tensor.hpp"
@@ -181,6 +182,43 @@ TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
       {4096, 28672, "128x2x1x1"},
   };
   for (const auto& c : cases) EXPECT_EQ(sm90_config_for(c.m, c.n, 132), c.want) << "m " << c.m << " n " << c.n;
+}
+
+// warp_slow_element (the sm90 kernel's model step on tiles of 64 and 128 tokens) sums a block's 16
+// folded products across eight lanes: each lane two in order, then a shuffle tree (xor 1, 2, 4);
+// slow_element and the CPU model sum them one after another. Every partial sum is an fp32 number
+// (the products are multiples of 2^(ea + eb - 8) below 2^(ea + eb + 7): 20 bits for the sum), so
+// every lane's order gives the sequential sum's bits and both are the exact sum: on random blocks
+// over the UE4M3 range, subnormal scales and the largest magnitudes (all codes 6) included.
+TEST(Sm90Layout, BlockSumsOfFoldedProductsAreTheSameInTheWarpsOrder) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 200000; ++trial) {
+    const int kind = trial % 4;  // 0: any scale, 1: subnormal scales, 2: the largest scale, 3: largest with codes of 6
+    uint8_t ba = static_cast<uint8_t>(rng() % 0x7F), bw = static_cast<uint8_t>(rng() % 0x7F);  // 0x7F is NaN
+    if (kind == 1) ba = static_cast<uint8_t>(rng() % 8), bw = static_cast<uint8_t>(rng() % 8);
+    if (kind >= 2) ba = bw = 0x7E;
+    const float sa = hopper::scale_value(ba), sw = hopper::scale_value(bw);
+    std::array<float, 16> p{};
+    long double exact = 0.0L;
+    for (int k = 0; k < 16; ++k) {
+      uint8_t ca = static_cast<uint8_t>(rng() & 0xF), cw = static_cast<uint8_t>(rng() & 0xF);
+      if (kind == 3) ca = static_cast<uint8_t>(0x7 | (ca & 0x8)), cw = static_cast<uint8_t>(0x7 | (rng() % 4 == 0 ? 0x8 : 0));
+      const float a = e2m1_decode(ca) * sa, w = e2m1_decode(cw) * sw;  // exact: the kernel's fp16 A' and fp32 W'
+      p[k] = a * w;
+      exact += static_cast<long double>(e2m1_decode(ca)) * e2m1_decode(cw) * sa * sw;
+    }
+    float seq = 0.0f;
+    for (float x : p) seq += x;
+    std::array<float, 8> lane{};
+    for (int l = 0; l < 8; ++l) lane[l] = (0.0f + p[2 * l]) + p[2 * l + 1];
+    for (int d = 1; d < 8; d *= 2) {
+      std::array<float, 8> next{};
+      for (int l = 0; l < 8; ++l) next[l] = lane[l] + lane[l ^ d];
+      lane = next;
+    }
+    ASSERT_EQ(static_cast<long double>(seq), exact) << "trial " << trial;
+    for (int l = 0; l < 8; ++l) ASSERT_EQ(f32_bits(lane[l]), f32_bits(seq)) << "trial " << trial << " lane " << l;
+  }
 }
 
 // The pre-pass folds a tile's rows in groups and merges the groups (tile_merge); that must be the
