@@ -354,8 +354,8 @@ __device__ __forceinline__ float slow_element(const uint8_t* a_tile, int64_t a_p
 
 // slow_element by a whole warp (every lane calls it with the same arguments, converged; every
 // lane gets the result): lanes 8 g .. 8 g + 7 take block g, two products each, summed by shuffles
-// (each partial sum exact, see above, so the order is free), and every lane combines the four
-// block terms. One lane running slow_element (~1,800 instructions, unrolled) took 6-15 us in a
+// (each partial sum exact, see above, so the order is free: Sm90Layout.BlockSumsOfFoldedProducts
+// checks it on the CPU), and every lane combines the four block terms. One lane running slow_element (~1,800 instructions, unrolled) took 6-15 us in a
 // trip, and as long again when timed a second time on warm caches (results v19 r3); here a lane
 // runs ~60 instructions, seven shuffles and the combine.
 __device__ __forceinline__ float warp_slow_element(const uint8_t* a_tile, int64_t a_pitch, int mi, const uint8_t* wblock, int rw,
