@@ -355,9 +355,12 @@ __device__ __forceinline__ float slow_element(const uint8_t* a_tile, int64_t a_p
 // slow_element by a whole warp (every lane calls it with the same arguments, converged; every
 // lane gets the result): lanes 8 g .. 8 g + 7 take block g, two products each, summed by shuffles
 // (each partial sum exact, see above, so the order is free: Sm90Layout.BlockSumsOfFoldedProducts
-// checks it on the CPU), and every lane combines the four block terms. One lane running slow_element (~1,800 instructions, unrolled) took 6-15 us in a
-// trip, and as long again when timed a second time on warm caches (results v19 r3); here a lane
-// runs ~60 instructions, seven shuffles and the combine.
+// checks it on the CPU), and every lane combines the four block terms. One lane running
+// slow_element (~1,800 instructions, unrolled) took 6-15 us in a trip, and as long again when
+// timed a second time on warm caches (results v19 r3); here a lane runs ~60 instructions, seven
+// shuffles and the combine. Its scale decode, product and term exponent repeat slow_element's:
+// written once as shared helpers, every kernel's SASS moved and qkv at M = 16 ran 3-3.7 % slower
+// (16x3x1x1's loop rescheduled; results v19 r13), so both keep their own lines.
 __device__ __forceinline__ float warp_slow_element(const uint8_t* a_tile, int64_t a_pitch, int mi, const uint8_t* wblock, int rw,
                                                    uint32_t sfa, float acc) {
   const int lane = threadIdx.x % 32, g = lane / 8;
