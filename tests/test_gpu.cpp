@@ -537,10 +537,16 @@ TEST(Gpu, Sm90PrePassEqualsTheHostRecords) {
   std::mt19937 rng(5);
   const uint8_t special[] = {0x00, 0x01, 0x07, 0x08, 0x7E, 0x7F, 0xFF};
   for (int i = 0; i < 400; ++i) sf[rng() % sf.size()] = special[rng() % sizeof special];
+  // Every code byte (two codes) under every scale byte: rows 0-63 take all 256 code bytes in turn,
+  // rows 0-127 all 256 scale bytes (the pre-pass decodes codes and scales by bit tricks).
+  for (int64_t r = 0; r < 64; ++r)
+    for (int64_t b = 0; b < lda; ++b) data[r * lda + b] = static_cast<uint8_t>(r * 7 + b);
+  for (int64_t r = 0; r < 128; ++r)
+    for (int64_t col = 0; col < cp; ++col) sf[swizzled_offset(r, col, cp)] = static_cast<uint8_t>(r * 16 + col * 3);
   DevMem da(data.size()), ds(sf.size());
   ASSERT_EQ(cudaMemcpy(da.p, data.data(), data.size(), cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(ds.p, sf.data(), sf.size(), cudaMemcpyHostToDevice), cudaSuccess);
-  for (int bm : {16, 32, 64, 128, 256}) {
+  for (int bm : {8, 16, 24, 32, 48, 64, 128, 256}) {  // the GEMM's heights, and others the pre-pass takes (8 to 256, multiples of 8)
     const int64_t mp = (m + bm - 1) / bm * bm, blocks = mp / bm;
     const PrepOutputs out{m, chunks, mp, bm};
     const DevMem &a16 = out.a16, &trec = out.trec, &atile = out.atile, &agroup = out.agroup;
@@ -673,6 +679,22 @@ TEST(Gpu, AmaxPartialsEqualTheSingleWordAmax) {
     EXPECT_EQ(f32_bits(s_x[0]), f32_bits(s_x[1])) << m << "x" << k;
     EXPECT_GT(s_x[1], 0.0f);
     EXPECT_TRUE(a16[0] == a16[1]) << m << "x" << k;
+    // And A' is the host quantizer's codes times its scales (comfy-cuda, the same dynamic scale),
+    // padding tokens repeating the last, zeros past K.
+    const Tensor A = quantized(x, m, k);
+    const int64_t lda = k64 / 2, cp = k64 / 16;
+    std::vector<uint8_t> data, sf;
+    cuda::prepare_operand(A, lda, data, sf);
+    int64_t bad = 0;
+    for (int64_t row = 0; row < mp; ++row)
+      for (int64_t kk = 0; kk < k64; ++kk) {
+        const int64_t src = row < m ? row : m - 1;
+        const uint8_t byte = sf[swizzled_offset(src, kk / 16, cp)];
+        const float sv = (byte & 0x7F) == 0x7F ? 0.0f : hopper::scale_value(byte);
+        const float v = e2m1_decode((data[src * lda + kk / 2] >> (4 * (kk % 2))) & 0xF) * sv;
+        bad += f32_bits(f16_value(a16[0][row * k64 + kk])) != f32_bits(v);
+      }
+    EXPECT_EQ(bad, 0) << m << "x" << k;
   }
   const int64_t m = 77, k = 1000, chunks = 16, mp = 80, bm = 16;
   DevMem dx(m * k * 2);

@@ -5,6 +5,8 @@
 // copy of A is written. One CTA per (token block, chunk), four threads per token (one per K block).
 #include <cuda_fp16.h>
 
+#include <cstddef>
+
 #include "../common/check.cuh"
 #include "../common/kernels.hpp"
 #include "../common/numerics.cuh"
@@ -47,12 +49,31 @@ __device__ __forceinline__ void tile_merge_xor(hopper::TileChunk& t, int mask) {
   hopper::tile_merge(t, u);
 }
 
+// Eight E2M1 codes (lo_first: code j in bits 4j .. 4j + 3 of w) as four f16x2 registers, codes 2i
+// and 2i + 1 in register i, each worth e2m1 * 2^-14 (exact): the code's sign goes to the fp16 sign
+// bit, its two exponent bits to the two lowest fp16 exponent bits and its mantissa bit to the top
+// mantissa bit (so 0.5, code 1, is the fp16 subnormal 2^-15; §1.1). Integer and byte-permute
+// instructions only: Hopper's conversions are slow, and the branchy fp32 decode (e2m1_value) was
+// the pre-pass's largest block of instructions.
+__device__ __forceinline__ void e2m1x8_f16x2_pow2m14(uint32_t w, uint32_t out[4]) {
+  // fp16 high bytes [s 0 0 0 e1 e0 m 0]: byte j of ev from code 2j (its byte's low nibble), of od
+  // from code 2j + 1 (the high nibble).
+  const uint32_t ev = ((w << 1) & 0x0E0E0E0Eu) | ((w << 4) & 0x80808080u);
+  const uint32_t od = ((w >> 3) & 0x0E0E0E0Eu) | (w & 0x80808080u);
+#pragma unroll
+  for (int j = 0; j < 4; ++j)  // ev byte j -> byte 1, od byte j -> byte 3; the low bytes cleared
+    out[j] = __byte_perm(ev, od, static_cast<uint32_t>(j | (j << 4) | (j << 8) | ((4 + j) << 12))) & 0xFF00FF00u;
+}
+
 // kPartials: the dynamic scale's amax from the amax_partials words of x_amax_partials (written by
 // the grid this one follows as a programmatic dependent launch), else from *x_amax. Two
 // instantiations: with both in one kernel the packed-A pre-pass, which never reads the pieces, was
 // about 5 % slower at 4096 tokens (H200, results v10).
+// At most 40 registers (no spills): three CTAs of 128 tokens (512 threads) per SM instead of two,
+// the pre-pass at 4096 tokens 9-11 % faster (results v20 r3); a CTA has at most 4 * kMaxBm = 1024
+// threads (__maxnreg__ excludes __launch_bounds__).
 template <bool kPartials>
-__global__ void __launch_bounds__(4 * kMaxBm) sm90_prep_a(Sm90Prep p, int amax_partials) {
+__global__ void __maxnreg__(40) sm90_prep_a(Sm90Prep p, int amax_partials) {
   sm90::launch_dependents();  // the GEMM may start now: it waits for this grid before reading its outputs
   // Four threads per token: thread (i, g) handles K block g (16 values) of token i's chunk, so the
   // four threads of a token read and write its 128-byte row chunk together.
@@ -60,8 +81,9 @@ __global__ void __launch_bounds__(4 * kMaxBm) sm90_prep_a(Sm90Prep p, int amax_p
   const int64_t tile = blockIdx.x, c = blockIdx.y;
   const int64_t m = tile * p.bm + i, src = m < p.m ? m : p.m - 1;  // padding tokens repeat the last
   const int64_t k64 = p.chunks * 64;
-  float v[16];
-  uint32_t sf = 0;  // block g's scale byte
+  uint32_t w[2] = {0u, 0u};  // block g's 16 codes (lo_first)
+  uint32_t sf = 0;           // its scale byte
+  float sv = 0.0f;           // and the scale's value (0 for a NaN byte: the slow path says NaN)
   if (p.x) {
     // comfy-cuda recipe (§2.1) on the token's 16 values of block g; zeros past K as the
     // quantizer's padding; blocks starting at or past K16 do not exist in the tensor: scale 0.
@@ -88,55 +110,63 @@ __global__ void __launch_bounds__(4 * kMaxBm) sm90_prep_a(Sm90Prep p, int amax_p
     if (k0 + 16 <= p.k && p.k % 8 == 0) {
       const uint4* q = reinterpret_cast<const uint4*>(row + k0);
       const uint4 u0 = __ldg(q), u1 = __ldg(q + 1);
-      const uint32_t w[8] = {u0.x, u0.y, u0.z, u0.w, u1.x, u1.y, u1.z, u1.w};
+      const uint32_t u[8] = {u0.x, u0.y, u0.z, u0.w, u1.x, u1.y, u1.z, u1.w};
 #pragma unroll
       for (int e = 0; e < 8; ++e) {
-        xf[2 * e] = __uint_as_float(w[e] << 16);
-        xf[2 * e + 1] = __uint_as_float(w[e] & 0xFFFF0000u);
+        xf[2 * e] = __uint_as_float(u[e] << 16);
+        xf[2 * e + 1] = __uint_as_float(u[e] & 0xFFFF0000u);
       }
     } else {
 #pragma unroll
       for (int e = 0; e < 16; ++e) xf[e] = k0 + e < p.k ? bf16_to_f32(row[k0 + e]) : 0.0f;
     }
-    if (k0 >= k16) {
-#pragma unroll
-      for (int e = 0; e < 16; ++e) v[e] = 0.0f;
-    } else {
+    if (k0 < k16) {
       float amax = 0.0f;  // step 1, NaN ignored
 #pragma unroll
       for (int e = 0; e < 16; ++e) amax = fmaxf(amax, fabsf(xf[e]));
       const BlockEncoding enc = comfy_block_encoding(amax, s, rcp_s);  // steps 2-6
       sf = enc.sf;
-      const float sv = hopper::scale_value(enc.sf);  // the quantizer never writes a NaN scale
+      sv = hopper::scale_value(enc.sf);  // the quantizer never writes a NaN scale
 #pragma unroll
-      for (int e = 0; e < 16; ++e) {
-        const uint32_t code = e2m1_rn_sat(fmul_rn_ftz(enc.e, xf[e]));  // step 7
-        v[e] = __fmul_rn(e2m1_value(code), sv);  // exact
-      }
-    }
+      for (int e = 0; e < 16; ++e) w[e / 8] |= e2m1_rn_sat(fmul_rn_ftz(enc.e, xf[e])) << (4 * (e % 8));  // step 7, lo_first
+    }  // else: codes 0 (scale 0), the quantizer's padding
   } else {
     const int64_t lda = k64 / 2, cp = k64 / 16;
-    sf = (load_chunk_scales(p.sfa, src, c, cp) >> (8 * g)) & 0xFFu;
+    // The token's scale byte of block g (the 128x4 swizzle of swizzle.cuh, in unsigned arithmetic:
+    // the signed int64 divisions took ~20 instructions more).
+    const uint64_t r = static_cast<uint64_t>(src);
+    sf = p.sfa[((r >> 7) * static_cast<uint64_t>(cp >> 2) + static_cast<uint64_t>(c)) * 512 + (r & 31) * 16 + ((r >> 5) & 3) * 4 + g];
     const uint2 raw = __ldg(reinterpret_cast<const uint2*>(p.a + src * lda + c * 32 + 8 * g));
-    const uint32_t w[2] = {raw.x, raw.y};
-    const float sv = (sf & 0x7F) == 0x7F ? 0.0f : hopper::scale_value(static_cast<uint8_t>(sf));  // NaN scales: the slow path says NaN
+    w[0] = raw.x;
+    w[1] = raw.y;
+    sv = (sf & 0x7F) == 0x7F ? 0.0f : hopper::scale_value(static_cast<uint8_t>(sf));  // NaN scales: the slow path says NaN
+  }
+  // A' = e2m1 * s_a and the block's sum of |a'| in half precision, every step exact (rn of exact
+  // values): x = e2m1 (the decode's 2^-14 undone), a' = x * s_a (s_a, 0 or 2^-9 .. 448 with 4
+  // significant bits, is an fp16 number; a' has at most 6 significant bits and 2^-10 <= |a'| <=
+  // 2688, §1), the sum of |x| (multiples of 0.5 up to 96) in fp16, times s_a in fp32. Until results
+  // v20 each value went through fp32 (e2m1_value, __fmul_rn, a conversion): twice the instructions.
+  uint32_t h[8];  // A': value 2e in the low half of h[e]
+  float asum;     // the block's sum of |a'|: exact (<= 12 significant bits)
+  {
+    const __half2 up = __float2half2_rn(16384.0f), s2 = __float2half2_rn(sv);
+    __half2 sum2 = __float2half2_rn(0.0f);
 #pragma unroll
-    for (int e = 0; e < 16; ++e) {
-      const uint32_t code = (w[e / 8] >> (4 * (e % 8))) & 0xF;  // lo_first
-      v[e] = __fmul_rn(e2m1_value(code), sv);
+    for (int q = 0; q < 2; ++q) {
+      uint32_t r[4];
+      e2m1x8_f16x2_pow2m14(w[q], r);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const __half2 x = __hmul2(*reinterpret_cast<const __half2*>(&r[j]), up);
+        const __half2 a = __hmul2(x, s2);
+        h[4 * q + j] = *reinterpret_cast<const uint32_t*>(&a);
+        sum2 = __hadd2(sum2, __habs2(x));
+      }
     }
+    asum = __fmul_rn(__fadd_rn(__low2float(sum2), __high2float(sum2)), sv);
   }
 
   // A' (16 values, 32 bytes of the token's 128-byte row chunk) and the token's record.
-  float asum = 0.0f;
-#pragma unroll
-  for (int e = 0; e < 16; ++e) asum = __fadd_rn(asum, fabsf(v[e]));  // exact: <= 12 significant bits, any order
-  uint32_t h[8];
-#pragma unroll
-  for (int e = 0; e < 8; ++e) {
-    const __half2 hv = __floats2half2_rn(v[2 * e], v[2 * e + 1]);  // exact
-    h[e] = *reinterpret_cast<const uint32_t*>(&hv);
-  }
   uint4* dst = reinterpret_cast<uint4*>(p.a16 + m * k64 + c * 64 + 16 * g);
   dst[0] = make_uint4(h[0], h[1], h[2], h[3]);
   dst[1] = make_uint4(h[4], h[5], h[6], h[7]);
@@ -148,46 +178,78 @@ __global__ void __launch_bounds__(4 * kMaxBm) sm90_prep_a(Sm90Prep p, int amax_p
 #pragma unroll
   for (int j = 0; j < 4; ++j) asums[j] = __shfl_sync(0xFFFFFFFFu, asum, j, 4);
   const hopper::RowChunk rc = hopper::activation_chunk(sf4, asums);  // every thread of the token: no broadcast
-  if (g == 0) {  // the token's record, once
-    sm90::TokenRec tr{};
-    for (int j = 0; j < 4; ++j) tr.mag[j] = rc.mag[j];
-    tr.sf = sf4;
-    tr.lo = static_cast<int16_t>(rc.lo);
-    tr.hi = static_cast<int16_t>(rc.hi);
-    tr.nan = rc.nan;
-    p.trec[(tile * p.chunks + c) * p.bm + i] = tr;  // [token block][chunk][token]
+  if (g == 0) {  // the token's record, once: two 16-byte stores (as a struct, eleven narrow ones)
+    static_assert(offsetof(sm90::TokenRec, sf) == 16 && offsetof(sm90::TokenRec, lo) == 20 && offsetof(sm90::TokenRec, hi) == 22 &&
+                      offsetof(sm90::TokenRec, nan) == 24,
+                  "the token record's two vectors: mag[4], then sf, lo | hi << 16, nan and zero padding");
+    uint4* rec = reinterpret_cast<uint4*>(p.trec + (tile * p.chunks + c) * p.bm + i);  // [token block][chunk][token]
+    rec[0] = make_uint4(__float_as_uint(rc.mag[0]), __float_as_uint(rc.mag[1]), __float_as_uint(rc.mag[2]), __float_as_uint(rc.mag[3]));
+    rec[1] = make_uint4(sf4, (static_cast<uint32_t>(rc.lo) & 0xFFFFu) | (static_cast<uint32_t>(rc.hi) << 16), rc.nan ? 1u : 0u, 0u);
   }
 
   // The block's tile record and the four thread-group records (thread t of a consumer warpgroup
   // holds tokens 8j + 2t and 8j + 2t + 1, so group t is the tokens i with i % 8 / 2 == t: lanes
-  // 8t .. 8t + 7 of every warp). tile_add and tile_merge are max / min / or, so the order is free:
-  // each lane starts from its token's record, shuffles fold the warp's tokens (xor 4: the group's
-  // two tokens; xor 8, 16: the warp's eight), and one warp per record folds the warps' partials.
-  // Before 2026-12-04 ten (bm / 8 x 5) threads folded eight rows each from shared memory and five
-  // merged the partials one by one: a chain of ~300-500 dependent instructions per CTA.
+  // 8t .. 8t + 7 of every warp). tile_add and tile_merge are max / min / or (and no magnitude here
+  // is NaN), so the order is free: each lane starts from its token's record, a shuffle folds the
+  // group's two tokens (xor 4), and after the barrier one warp per record folds the warps'
+  // partials, the tile record's warp all four groups' partials (the tile is the union of the
+  // groups). Before 2026-12-04 ten (bm / 8 x 5) threads folded eight rows each from shared memory
+  // and five merged the partials one by one: a chain of ~300-500 dependent instructions per CTA;
+  // until results v20 every lane also folded the whole warp (xor 8, 16) for the tile record: 20
+  // shuffles per thread, the pre-pass's largest share of shuffles at 4096 tokens.
   hopper::TileChunk grp;
   hopper::tile_init(grp);
   hopper::tile_add(grp, rc, asums);
   tile_merge_xor(grp, 4);
-  hopper::TileChunk all = grp;
-  tile_merge_xor(all, 8);
-  tile_merge_xor(all, 16);
   static_assert(kMaxBm % 8 == 0 && kMaxBm / 8 <= 32, "one warp folds the warps' partials: at most 32 warps");
-  __shared__ hopper::TileChunk part[5][kMaxBm / 8];  // [group 0-3, tile][warp]
+  __shared__ hopper::TileChunk part[kMaxBm / 8][4];  // [warp][group]
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = p.bm / 8;
-  if (lane % 8 == 0) part[lane / 8][warp] = grp;
-  if (lane == 0) part[4][warp] = all;
+  if (lane % 8 == 0) part[warp][lane / 8] = grp;
   __syncthreads();
   const int64_t blocks = p.mp / p.bm;
-  for (int q = warp; q < 5; q += warps) {  // warp-uniform
-    hopper::TileChunk t;
-    if (lane < warps) t = part[q][lane];
-    else hopper::tile_init(t);
-    for (int mask = 1; mask < warps; mask <<= 1) tile_merge_xor(t, mask);
-    if (lane == 0) {
-      const sm90::TileRec rec = sm90::tile_rec(t);
-      if (q == 4) p.atile[c * blocks + tile] = rec;           // [chunk][token block]: one bulk copy per CTA and stage
-      else p.agroup[(tile * p.chunks + c) * 4 + q] = rec;     // [token block][chunk][t]
+  // Record q's output: the tile's (q = 4) or thread group q's.
+  auto write_rec = [&](int q, const hopper::TileChunk& t) {
+    const sm90::TileRec rec = sm90::tile_rec(t);
+    if (q == 4) p.atile[c * blocks + tile] = rec;           // [chunk][token block]: one bulk copy per CTA and stage
+    else p.agroup[(tile * p.chunks + c) * 4 + q] = rec;     // [token block][chunk][t]
+  };
+  if (warps <= 4) {
+    // Up to 32 tokens: warp 0 folds all five records at once, group q on lanes q * seg .. q * seg +
+    // warps - 1 and the tile on lanes 4 * seg .. 4 * seg + 4 * warps - 1 (its four groups'
+    // partials; seg, a power of two, so that xor shuffles stay in a segment), so that the five
+    // folds run side by side, not one after another in the CTA's first warp (at 16 tokens three of
+    // them in a row were the pre-pass's longest chain).
+    if (warp == 0) {
+      const int seg = warps == 1 ? 1 : (warps == 2 ? 2 : 4);
+      hopper::TileChunk t;
+      hopper::tile_init(t);
+      if (lane < 4 * seg) {
+        if (lane % seg < warps) t = part[lane % seg][lane / seg];
+      } else if (lane - 4 * seg < 4 * warps) {
+        t = (&part[0][0])[lane - 4 * seg];
+      }
+      for (int mask = 1; mask < 4 * seg; mask <<= 1) {  // every lane shuffles; a group's lanes merge within the group
+        hopper::TileChunk u = t;
+        tile_merge_xor(u, mask);
+        if (lane >= 4 * seg || mask < seg) t = u;
+      }
+      if (lane < 4 * seg && lane % seg == 0) write_rec(lane / seg, t);
+      if (lane == 4 * seg) write_rec(4, t);
+    }
+  } else {
+    for (int q = warp; q < 5; q += warps) {  // warp-uniform
+      hopper::TileChunk t;
+      hopper::tile_init(t);
+      int lanes;  // lanes holding a partial
+      if (q < 4) {
+        if (lane < warps) t = part[lane][q];
+        lanes = warps;
+      } else {
+        for (int j = lane; j < 4 * warps; j += 32) hopper::tile_merge(t, (&part[0][0])[j]);
+        lanes = 4 * warps < 32 ? 4 * warps : 32;
+      }
+      for (int mask = 1; mask < lanes; mask <<= 1) tile_merge_xor(t, mask);
+      if (lane == 0) write_rec(q, t);
     }
   }
 }
