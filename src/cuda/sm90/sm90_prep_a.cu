@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "../common/check.cuh"
+#include "../common/comfy_block.cuh"
 #include "../common/kernels.hpp"
 #include "../common/numerics.cuh"
 #include "../common/swizzle.cuh"
@@ -102,34 +103,28 @@ __global__ void __maxnreg__(40) sm90_prep_a(Sm90Prep p, int amax_partials) {
       if (p.alpha_out) *p.alpha_out = __fmul_rn(s, p.s_w);  // f32_rn(s_x * s_w), §2.4
       if (p.s_x_out) *p.s_x_out = s;
     }
-    const float rcp_s = rcp_approx_ftz(s);
     const int64_t k16 = (p.k + 15) / 16 * 16;
     const uint16_t* row = p.x + src * p.k;
     const int64_t k0 = c * 64 + 16 * g;
-    float xf[16];
-    if (k0 + 16 <= p.k && p.k % 8 == 0) {
-      const uint4* q = reinterpret_cast<const uint4*>(row + k0);
-      const uint4 u0 = __ldg(q), u1 = __ldg(q + 1);
-      const uint32_t u[8] = {u0.x, u0.y, u0.z, u0.w, u1.x, u1.y, u1.z, u1.w};
+    if (k0 < k16) {  // else: codes 0 (scale 0), the quantizer's padding
+      uint32_t u[8];  // the block's bf16 patterns, element 2j in the low half of u[j]; zeros past K
+      if (k0 + 16 <= p.k && p.k % 8 == 0) {
+        const uint4* q = reinterpret_cast<const uint4*>(row + k0);
+        const uint4 u0 = __ldg(q), u1 = __ldg(q + 1);
+        u[0] = u0.x; u[1] = u0.y; u[2] = u0.z; u[3] = u0.w; u[4] = u1.x; u[5] = u1.y; u[6] = u1.z; u[7] = u1.w;
+      } else {
 #pragma unroll
-      for (int e = 0; e < 8; ++e) {
-        xf[2 * e] = __uint_as_float(u[e] << 16);
-        xf[2 * e + 1] = __uint_as_float(u[e] & 0xFFFF0000u);
+        for (int j = 0; j < 8; ++j) {
+          const uint32_t lo = k0 + 2 * j < p.k ? row[k0 + 2 * j] : 0u, hi = k0 + 2 * j + 1 < p.k ? row[k0 + 2 * j + 1] : 0u;
+          u[j] = lo | (hi << 16);
+        }
       }
-    } else {
-#pragma unroll
-      for (int e = 0; e < 16; ++e) xf[e] = k0 + e < p.k ? bf16_to_f32(row[k0 + e]) : 0.0f;
+      // Steps 1-8 as the GPU quantizer takes them (common/comfy_block.cuh: magnitudes and the
+      // short E2M1 rounding where the block has no Inf/NaN); until results v20 the per-element
+      // path of every block, twice the instructions.
+      sf = comfy_quantize_block<false>(u, s, w);  // lo_first, the order the decode below reads
+      sv = hopper::scale_value(static_cast<uint8_t>(sf));  // the quantizer never writes a NaN scale
     }
-    if (k0 < k16) {
-      float amax = 0.0f;  // step 1, NaN ignored
-#pragma unroll
-      for (int e = 0; e < 16; ++e) amax = fmaxf(amax, fabsf(xf[e]));
-      const BlockEncoding enc = comfy_block_encoding(amax, s, rcp_s);  // steps 2-6
-      sf = enc.sf;
-      sv = hopper::scale_value(enc.sf);  // the quantizer never writes a NaN scale
-#pragma unroll
-      for (int e = 0; e < 16; ++e) w[e / 8] |= e2m1_rn_sat(fmul_rn_ftz(enc.e, xf[e])) << (4 * (e % 8));  // step 7, lo_first
-    }  // else: codes 0 (scale 0), the quantizer's padding
   } else {
     const int64_t lda = k64 / 2, cp = k64 / 16;
     // The token's scale byte of block g (the 128x4 swizzle of swizzle.cuh, in unsigned arithmetic:
