@@ -17,16 +17,6 @@
 
 namespace nvfp4::cuda {
 
-__device__ __forceinline__ uint32_t max_u16x2(uint32_t a, uint32_t b) {
-  uint32_t d;
-  asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-  return d;
-}
-__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
-  uint32_t d;
-  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
-  return d;
-}
 // mul.rn.ftz of e and |x| (the abs folds into the multiply's operand)
 __device__ __forceinline__ float fmul_abs_rn_ftz(float e, float x) { return fmul_rn_ftz(e, fabsf(x)); }
 

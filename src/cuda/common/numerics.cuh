@@ -14,6 +14,18 @@ __device__ __forceinline__ float fmul_rn_ftz(float a, float b) {
   asm("mul.rn.ftz.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
   return d;
 }
+// max.u16x2: two unsigned 16-bit maxima (bf16 magnitudes compare as their patterns)
+__device__ __forceinline__ uint32_t max_u16x2(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+// prmt.b32: bytes of {b, a} picked by sel's four nibbles
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
+  uint32_t d;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+  return d;
+}
 // rcp.approx.ftz.f32 (MUFU.RCP): the instruction the comfy-cuda kernel's fast-math reciprocal became
 __device__ __forceinline__ float rcp_approx_ftz(float a) {
   float d;
