@@ -520,6 +520,13 @@ float f16_value(uint16_t h) {
   const float v = e == 0 ? std::ldexp(static_cast<float>(f), -24) : std::ldexp(static_cast<float>(f | 0x400), e - 25);
   return (h & 0x8000) ? -v : v;
 }
+// A' of element kk of row src as the pre-pass must write it (exact): lo_first packed A data (lda
+// bytes a row), 128x4 swizzled scales (cp columns); a NaN scale byte gives 0 (the slow path says NaN).
+float host_a_prime(const std::vector<uint8_t>& data, const std::vector<uint8_t>& sf, int64_t lda, int64_t cp, int64_t src, int64_t kk) {
+  const uint8_t byte = sf[swizzled_offset(src, kk / 16, cp)];
+  const float sv = (byte & 0x7F) == 0x7F ? 0.0f : hopper::scale_value(byte);
+  return e2m1_decode((data[src * lda + kk / 2] >> (4 * (kk % 2))) & 0xF) * sv;
+}
 }  // namespace
 
 // The sm90 pre-pass's outputs from packed A (A' in fp16, the per-token records, the tile and
@@ -579,12 +586,8 @@ TEST(Gpu, Sm90PrePassEqualsTheHostRecords) {
           std::memcpy(&sf4, &sf[swizzled_offset(src, 4 * c, cp)], 4);
           float asum[4] = {0, 0, 0, 0};
           for (int kk = 0; kk < 64; ++kk) {
-            const int g = kk / 16;
-            const uint8_t byte = static_cast<uint8_t>(sf4 >> (8 * g));
-            const float sv = (byte & 0x7F) == 0x7F ? 0.0f : hopper::scale_value(byte);
-            const uint8_t code = (data[src * lda + c * 32 + kk / 2] >> (4 * (kk % 2))) & 0xF;
-            const float v = e2m1_decode(code) * sv;  // exact
-            asum[g] += std::fabs(v);                 // exact
+            const float v = host_a_prime(data, sf, lda, cp, src, c * 64 + kk);
+            asum[kk / 16] += std::fabs(v);  // exact
             bad16 += f32_bits(f16_value(g16[row * k64 + c * 64 + kk])) != f32_bits(v);
           }
           const hopper::RowChunk rc = hopper::activation_chunk(sf4, asum);
@@ -689,10 +692,7 @@ TEST(Gpu, AmaxPartialsEqualTheSingleWordAmax) {
     for (int64_t row = 0; row < mp; ++row)
       for (int64_t kk = 0; kk < k64; ++kk) {
         const int64_t src = row < m ? row : m - 1;
-        const uint8_t byte = sf[swizzled_offset(src, kk / 16, cp)];
-        const float sv = (byte & 0x7F) == 0x7F ? 0.0f : hopper::scale_value(byte);
-        const float v = e2m1_decode((data[src * lda + kk / 2] >> (4 * (kk % 2))) & 0xF) * sv;
-        bad += f32_bits(f16_value(a16[0][row * k64 + kk])) != f32_bits(v);
+        bad += f32_bits(f16_value(a16[0][row * k64 + kk])) != f32_bits(host_a_prime(data, sf, lda, cp, src, kk));
       }
     EXPECT_EQ(bad, 0) << m << "x" << k;
   }
