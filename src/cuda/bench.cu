@@ -284,11 +284,16 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
           }
           // The pre-pass (its amax pass first when streaming): timed alone below, and as part of every run.
           auto prepass = [&](int) -> Status { return cuda::launch_sm90_prep(prep, nullptr); };
-          auto run = [&](int i) -> Status {
-            cuda::Sm90Gemm g = act.gemm_args(*sw[(i < 0 ? 0 : i) % copies]);  // i < 0: the counted run
+          // Run i's GEMM arguments (i < 0: the counted run, on the first weight copy).
+          auto gemm_for = [&](int i) {
+            cuda::Sm90Gemm g = act.gemm_args(*sw[(i < 0 ? 0 : i) % copies]);
             g.alpha = prob->alpha;
             if (stream) g.alpha_dev = dalpha.get();
             g.out = dout.get();
+            return g;
+          };
+          auto run = [&](int i) -> Status {
+            cuda::Sm90Gemm g = gemm_for(i);
             if (i < 0) g.counts = counts.get();
             NVFP4_TRY(prepass(i));
             g.after_prepass = true;
@@ -313,13 +318,7 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
           // that us - gemm_alone_us is what the pre-pass adds to a run, launch and latency included
           // (up to 128 tokens; at 4096 the GEMMs back to back find less of A' in L2 than after its
           // pre-pass, and the difference is not the pre-pass's alone: results v20 r5).
-          auto gemm_alone = [&](int i) -> Status {
-            cuda::Sm90Gemm g = act.gemm_args(*sw[i % copies]);
-            g.alpha = prob->alpha;
-            if (stream) g.alpha_dev = dalpha.get();
-            g.out = dout.get();
-            return cuda::launch_sm90_gemm(g, dev.sm_count, nullptr);
-          };
+          auto gemm_alone = [&](int i) -> Status { return cuda::launch_sm90_gemm(gemm_for(i), dev.sm_count, nullptr); };
           NVFP4_ASSIGN_OR_RETURN(double gemm_us, cuda::median_us(opt.iters, opt.warmup, gemm_alone));
           const std::string cfg_name = cfg.name();
           const std::string name = cfgs.size() > 1 ? b + "@" + cfg_name : b;
