@@ -127,10 +127,7 @@ __global__ void __maxnreg__(40) sm90_prep_a(Sm90Prep p, int amax_partials) {
     }
   } else {
     const int64_t lda = k64 / 2, cp = k64 / 16;
-    // The token's scale byte of block g (the 128x4 swizzle of swizzle.cuh, in unsigned arithmetic:
-    // the signed int64 divisions took ~20 instructions more).
-    const uint64_t r = static_cast<uint64_t>(src);
-    sf = p.sfa[((r >> 7) * static_cast<uint64_t>(cp >> 2) + static_cast<uint64_t>(c)) * 512 + (r & 31) * 16 + ((r >> 5) & 3) * 4 + g];
+    sf = p.sfa[swizzled_offset(src, 4 * c + g, cp)];  // the token's scale byte of block g
     const uint2 raw = __ldg(reinterpret_cast<const uint2*>(p.a + src * lda + c * 32 + 8 * g));
     w[0] = raw.x;
     w[1] = raw.y;
