@@ -158,7 +158,8 @@ TEST(Sm90Layout, TheLauncherPicksOnlyBuiltConfigurations) {
 
 // The launcher's rule on the H200's 132 SMs for the MiniMax H3 linears (N = 21504, 5376, 28672):
 // the fewest rounds of row tiles, then the fewest warpgroups per CTA; K-split where the row blocks
-// fit one round at M <= 32; above 64 tokens the picks of results v18 r7 and v19 r10 (docs/hopper-exact-path.md).
+// fit one round at M <= 32; above 64 tokens the picks of results v18 r7 and v19 r10, above 128 those of v21 r1
+// (docs/hopper-exact-path.md).
 TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
   if (sm90_configs().empty()) GTEST_SKIP() << "skipped: this build has no CUDA kernels";
   const struct {
@@ -180,6 +181,13 @@ TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
       {128, 28672, "128x2x1x1"},  // 448: two rounds of 128-token tiles instead of four of 64 (r7)
       {96, 28672, "128x2x1x1"},
       {4096, 28672, "128x2x1x1"},
+      {512, 5376, "128x3x1x2"},   // 84: one round of three row blocks per CTA against two of two (results v21 r1)
+      {400, 5376, "128x3x1x2"},
+      {256, 5376, "128x2x1x1"},   // one round either way: the cheaper round
+      {640, 5376, "128x2x1x1"},   // two rounds either way
+      {1024, 5376, "128x2x1x1"},  // three rounds against two of 1.7-1.8 times the cost
+      {512, 21504, "128x2x1x1"},
+      {4096, 5376, "128x2x1x1"},
   };
   for (const auto& c : cases) EXPECT_EQ(sm90_config_for(c.m, c.n, 132), c.want) << "m " << c.m << " n " << c.n;
 }

@@ -1609,6 +1609,14 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     // fc1 154.0 -> 119.8 us (r7).
     return Config{128, 2, 1, 1};
   }
+  // Above 128 tokens 128x2x1x1, unless three row blocks per CTA save enough rounds of tiles: a round
+  // of 128x3x1x2 tiles costs 1.71-1.81 times one of 128x2x1x1 (results v21 r1, M = 512 ... 4096), so
+  // it wins where 4 of its rounds are fewer than 7 of the other's (attn_out_proj and mlp_fc2 at M =
+  // 385-512: one round against two, 10-12 % faster; at M = 1024 ... 4096 128x2x1x1 was the fastest of
+  // the seven configurations timed).
+  const int64_t token_tiles = (m + 127) / 128;
+  auto tile_rounds = [&](int p) { return ((nb + p - 1) / p * token_tiles + sm_count - 1) / sm_count; };
+  if (7 * tile_rounds(3) < 4 * tile_rounds(2)) return Config{128, 3, 1, 2};
   return Config{128, 2, 1, 1};
 }
 
