@@ -184,6 +184,11 @@ TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
       {512, 5376, "128x3x1x2"},   // 84: one round of three row blocks per CTA against two of two (results v21 r1)
       {400, 5376, "128x3x1x2"},
       {256, 5376, "128x2x1x1"},   // one round either way: the cheaper round
+      {192, 5376, "64x2x1x1"},    // 84: one round of 126 64-token tiles, cheaper than one of 128-token ones (r6)
+      {129, 5376, "64x2x1x1"},
+      {192, 21504, "128x2x1x1"},  // 336: three rounds against four of 64-token tiles
+      {192, 28672, "128x2x1x1"},
+      {768, 5376, "128x2x1x1"},
       {640, 5376, "128x2x1x1"},   // two rounds either way
       {1024, 5376, "128x2x1x1"},  // three rounds against two of 1.7-1.8 times the cost
       {512, 21504, "128x2x1x1"},

@@ -1609,15 +1609,26 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     // fc1 154.0 -> 119.8 us (r7).
     return Config{128, 2, 1, 1};
   }
-  // Above 128 tokens 128x2x1x1, unless three row blocks per CTA save enough rounds of tiles: a round
-  // of 128x3x1x2 tiles costs 1.71-1.81 times one of 128x2x1x1 (results v21 r1, M = 512 ... 4096), so
-  // it wins where 4 of its rounds are fewer than 7 of the other's (attn_out_proj and mlp_fc2 at M =
-  // 385-512: one round against two, 10-12 % faster; at M = 1024 ... 4096 128x2x1x1 was the fastest of
-  // the seven configurations timed).
-  const int64_t token_tiles = (m + 127) / 128;
-  auto tile_rounds = [&](int p) { return ((nb + p - 1) / p * token_tiles + sm_count - 1) / sm_count; };
-  if (7 * tile_rounds(3) < 4 * tile_rounds(2)) return Config{128, 3, 1, 2};
-  return Config{128, 2, 1, 1};
+  // Above 128 tokens the fewest rounds of tiles weighted by what a round costs (results v21 r1, r6):
+  // a round of 128x3x1x2 tiles 1.71-1.81 times one of 128x2x1x1, a round of 64x2x1x1 0.76-0.83 times
+  // (weights 21 : 12 : 10 below; of equal products 128x2x1x1). attn_out_proj and mlp_fc2 (84 row
+  // blocks) thus take 64x2x1x1 at M = 129-192 (one round of 126 tiles: 17-19 % faster than 128x2x1x1)
+  // and 128x3x1x2 at M = 385-512 (one round against two: 10-12 % faster); everywhere else 128x2x1x1,
+  // which was the fastest of the five to seven configurations timed at M = 192, 256, 768, 1024, 2048
+  // and 4096.
+  struct Candidate {
+    Config cfg;
+    int64_t weight;
+  };
+  const Candidate candidates[] = {{Config{128, 2, 1, 1}, 12}, {Config{128, 3, 1, 2}, 21}, {Config{64, 2, 1, 1}, 10}};
+  Config best = candidates[0].cfg;
+  int64_t best_cost = -1;
+  for (const Candidate& c : candidates) {
+    const int64_t tiles = (nb + c.cfg.rw - 1) / c.cfg.rw * ((m + c.cfg.bm - 1) / c.cfg.bm);
+    const int64_t cost = (tiles + sm_count - 1) / sm_count * c.weight;
+    if (best_cost < 0 || cost < best_cost) best = c.cfg, best_cost = cost;
+  }
+  return best;
 }
 
 bool built(const Config& c) {
