@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# one-off device call: sm90-v21 r5: the kept commit 5311906 (launcher change only): GPU suite, validate at M = 256, 400, 512, 1024, the full comparison (sm90, sm90-stream, ComfyUI's Hopper path, FP8 cuBLASLt, against cuBLAS bf16) at M = 256 and 512
+set -u
+[ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+tar -xJf build/carry.tar.xz -C build
+mkdir -p build/h; [ -d build/h/golden ] || tar -xJf tests/data/golden.tar.xz -C build/h
+R=$OUT/r; mkdir -p $R
+cp gpu-tmp.sh $R/device-script.sh
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > $R/device.txt 2>&1
+B=build/carry
+(cd build/h && timeout 200 ../carry/new_tests --gtest_filter='Gpu.*:Sm90Layout.*:HopperFastPath.*' > $R/tests.txt 2>&1); echo "== tests rc $? $(grep -E 'PASSED|FAILED' $R/tests.txt | head -3)"
+for m in 256 400 512 1024; do timeout 120 $B/new validate --linear qkv,out,fc1,fc2 --rows $m --candidate sm90,sm90-stream --quiet --out /tmp/v$m > $R/val-m$m.txt 2>&1; echo "== validate m$m rc $? $(grep -o "status: [A-Z]*" $R/val-m$m.txt)"; done
+for m in 256 512; do timeout 150 $B/new bench --no-quantizer --rows $m --iters 20 --backend sm90,sm90-stream,comfy-hopper,cublas-fp8 --commit 5311906 --out $R/full-m$m.json > $R/full-m$m.txt 2>&1; echo "== full m$m rc $?"; grep -v pre-pass $R/full-m$m.txt | sed -e 's/ TFLOP.*| */ | /' -e 's/  */ /g' | cut -c1-100; done
+tar -czf $OUT/results.tgz -C $OUT r
