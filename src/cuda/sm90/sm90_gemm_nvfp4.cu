@@ -16,8 +16,8 @@
 //     element (per-token records), and evaluates an element that fails by the §3 model
 //     (mma_combine) from the exact fp32 block sums of the same operands (the stage's, or for the
 //     K-split applier the same bytes in global memory).
-// CTA: warpgroup 0 produces (one or three threads issue TMA / bulk copies into a ring of stages, the lanes of
-// a second warp run each consumer warpgroup's tile test per stage); RW x TW consumer warpgroups each
+// CTA: warpgroup 0 produces (one to three threads, or on K-split stages of two chunks two lanes of each
+// copy warp, issue TMA / bulk copies into a ring of stages, the lanes of a second warp run each consumer warpgroup's tile test per stage); RW x TW consumer warpgroups each
 // own 64 weight rows x BM tokens; persistent over (token tile, row tile).
 #include <cuda.h>
 #include <cuda_fp16.h>
@@ -659,7 +659,14 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 
   if (wg == 0) {
     if constexpr (C::kRealloc) regs_release<C::kProducerRegs>();
-    if (tid % 32 == 0 && (tid == 0 || (C::kCopyThreads > 1 && tid >= 64 && tid < 32 * (C::kCopyThreads + 1)))) {
+    // K-split stages of two chunks: the weight warp's and the A' warp's lanes 0 and 1 issue one copy
+    // each (lane 0 the barrier work): out and fc2 at M = 32 9-10 % faster than one thread issuing
+    // both (results v21 r8). With four chunks a stage (16 tokens) it was no faster (fc2 +0.5 %).
+    constexpr bool kLaneCopies = KS > 1 && C::CPS == 2 && C::kCopyThreads == 2;
+    const bool copy_thread = kLaneCopies ? tid < 32 || (tid >= 64 && tid < 96)
+                                         : tid % 32 == 0 && (tid == 0 || (C::kCopyThreads > 1 && tid >= 64 && tid < 32 * (C::kCopyThreads + 1)));
+    if (copy_thread) {
+      const uint32_t lane = static_cast<uint32_t>(tid % 32);
       // The copy threads: every stage's weight blocks (role 0), A' tile (role 1) and token-block
       // records (role 2); with one copy thread it issues all three. The weight is no output of the
       // pre-pass, so the first ring round's weight copies go out before griddepcontrol.wait: under
@@ -743,9 +750,14 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #else
           (void)g;
 #endif
-          mbar_arrive_expect_tx(&full[s], n * (kWBlockBytes + (C::kCopyThreads == 1 ? a_bytes : 0u)));
-          for (uint32_t k = 0; k < n; ++k)
-            bulk_g2s(smem + s * C::kBytes + C::kW + k * kWBlockBytes, weight_block(c + k, nt), kWBlockBytes, &full[s]);
+          if (!kLaneCopies || lane == 0) mbar_arrive_expect_tx(&full[s], n * (kWBlockBytes + (C::kCopyThreads == 1 ? a_bytes : 0u)));
+          if constexpr (kLaneCopies) {
+            __syncwarp();
+            if (lane < n) bulk_g2s(smem + s * C::kBytes + C::kW + lane * kWBlockBytes, weight_block(c + lane, nt), kWBlockBytes, &full[s]);
+          } else {
+            for (uint32_t k = 0; k < n; ++k)
+              bulk_g2s(smem + s * C::kBytes + C::kW + k * kWBlockBytes, weight_block(c + k, nt), kWBlockBytes, &full[s]);
+          }
         };
         if (copy_w) {
           RingPos pos;
@@ -784,10 +796,17 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #ifdef NVFP4_SM90_RING_CHECK
               reinterpret_cast<volatile uint32_t*>(ready)[2 * s + 1] = g;
 #endif
-              if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], n * a_bytes);
-              for (uint32_t k = 0; k < n; ++k)
-                tma_load_2d(st + C::kA + k * a_bytes, &tmap_a, static_cast<int32_t>((c + k) * 64), static_cast<int32_t>(mt * BM * TW),
-                            &full[s]);
+              if (C::kCopyThreads > 1 && (!kLaneCopies || lane == 0)) mbar_arrive_expect_tx(&full[s], n * a_bytes);
+              if constexpr (kLaneCopies) {
+                __syncwarp();
+                if (lane < n)
+                  tma_load_2d(st + C::kA + lane * a_bytes, &tmap_a, static_cast<int32_t>((c + lane) * 64), static_cast<int32_t>(mt * BM * TW),
+                              &full[s]);
+              } else {
+                for (uint32_t k = 0; k < n; ++k)
+                  tma_load_2d(st + C::kA + k * a_bytes, &tmap_a, static_cast<int32_t>((c + k) * 64), static_cast<int32_t>(mt * BM * TW),
+                              &full[s]);
+              }
             }
           }
         }
