@@ -16,9 +16,10 @@
 //     element (per-token records), and evaluates an element that fails by the §3 model
 //     (mma_combine) from the exact fp32 block sums of the same operands (the stage's, or for the
 //     K-split applier the same bytes in global memory).
-// CTA: warpgroup 0 produces (one to three threads, or on K-split stages of two chunks two lanes of each
-// copy warp, issue TMA / bulk copies into a ring of stages, the lanes of a second warp run each consumer warpgroup's tile test per stage); RW x TW consumer warpgroups each
-// own 64 weight rows x BM tokens; persistent over (token tile, row tile).
+// CTA: warpgroup 0 produces (one to three threads, or on K-split stages of two chunks two lanes of
+// each copy warp, issue TMA / bulk copies into a ring of stages; the lanes of a second warp run each
+// consumer warpgroup's tile test per stage); RW x TW consumer warpgroups each own 64 weight rows x BM
+// tokens; persistent over (token tile, row tile).
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -150,10 +151,6 @@ struct Cfg {
   // it; M = 16 ran 2-3 % slower, r2) and no trip was seen at M <= 32; the 256-token tiles too (64
   // tokens a thread).
   static constexpr bool kWarpTrip = KS == 1 && BM >= 64 && BM <= 128;
-  // One-chain loop: the ready wait for chunk c + 2 while chunk c + 1's MMAs run, instead of before
-  // chunk c's adds. Only 128x1x1x1 gains from it (attn_out_proj and mlp_fc2 at M = 128 7-8 %
-  // faster); every other one-chain tile ran 1-5.5 % slower with it (results v21 r10).
-  static constexpr bool kEarlyReady = KS == 1 && NH == 1 && BM == 128 && RW == 1 && TW == 1;
   static constexpr int kScratchBytes = kWarpTrip ? P * 4 * R * 4 : 0;
   // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block
   // records (these three by the copy engine), then P verdicts (written by the verdict warp). With
@@ -667,10 +664,20 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     // each (lane 0 the barrier work): out and fc2 at M = 32 9-10 % faster than one thread issuing
     // both (results v21 r8). With four chunks a stage (16 tokens) it was no faster (fc2 +0.5 %).
     constexpr bool kLaneCopies = KS > 1 && C::CPS == 2 && C::kCopyThreads == 2;
-    const bool copy_thread = kLaneCopies ? tid < 32 || (tid >= 64 && tid < 96)
+    const bool copy_thread = kLaneCopies ? tid < 32 || (tid >= 64 && tid < 32 * (C::kCopyThreads + 1))
                                          : tid % 32 == 0 && (tid == 0 || (C::kCopyThreads > 1 && tid >= 64 && tid < 32 * (C::kCopyThreads + 1)));
     if (copy_thread) {
       const uint32_t lane = static_cast<uint32_t>(tid % 32);
+      // The n copies of a K-split stage, issue(k) for k < n: lane k issues copy k (kLaneCopies, after
+      // lane 0's barrier work), else the thread issues them in turn.
+      auto each_copy = [&](uint32_t n, auto&& issue) {
+        if constexpr (kLaneCopies) {
+          __syncwarp();
+          if (lane < n) issue(lane);
+        } else {
+          for (uint32_t k = 0; k < n; ++k) issue(k);
+        }
+      };
       // The copy threads: every stage's weight blocks (role 0), A' tile (role 1) and token-block
       // records (role 2); with one copy thread it issues all three. The weight is no output of the
       // pre-pass, so the first ring round's weight copies go out before griddepcontrol.wait: under
@@ -755,13 +762,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           (void)g;
 #endif
           if (!kLaneCopies || lane == 0) mbar_arrive_expect_tx(&full[s], n * (kWBlockBytes + (C::kCopyThreads == 1 ? a_bytes : 0u)));
-          if constexpr (kLaneCopies) {
-            __syncwarp();
-            if (lane < n) bulk_g2s(smem + s * C::kBytes + C::kW + lane * kWBlockBytes, weight_block(c + lane, nt), kWBlockBytes, &full[s]);
-          } else {
-            for (uint32_t k = 0; k < n; ++k)
-              bulk_g2s(smem + s * C::kBytes + C::kW + k * kWBlockBytes, weight_block(c + k, nt), kWBlockBytes, &full[s]);
-          }
+          each_copy(n, [&](uint32_t k) {
+            bulk_g2s(smem + s * C::kBytes + C::kW + k * kWBlockBytes, weight_block(c + k, nt), kWBlockBytes, &full[s]);
+          });
         };
         if (copy_w) {
           RingPos pos;
@@ -801,16 +804,10 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
               reinterpret_cast<volatile uint32_t*>(ready)[2 * s + 1] = g;
 #endif
               if (C::kCopyThreads > 1 && (!kLaneCopies || lane == 0)) mbar_arrive_expect_tx(&full[s], n * a_bytes);
-              if constexpr (kLaneCopies) {
-                __syncwarp();
-                if (lane < n)
-                  tma_load_2d(st + C::kA + lane * a_bytes, &tmap_a, static_cast<int32_t>((c + lane) * 64), static_cast<int32_t>(mt * BM * TW),
-                              &full[s]);
-              } else {
-                for (uint32_t k = 0; k < n; ++k)
-                  tma_load_2d(st + C::kA + k * a_bytes, &tmap_a, static_cast<int32_t>((c + k) * 64), static_cast<int32_t>(mt * BM * TW),
-                              &full[s]);
-              }
+              each_copy(n, [&](uint32_t k) {
+                tma_load_2d(st + C::kA + k * a_bytes, &tmap_a, static_cast<int32_t>((c + k) * 64), static_cast<int32_t>(mt * BM * TW),
+                            &full[s]);
+              });
             }
           }
         }
@@ -1211,13 +1208,21 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
       };
       auto holds = [&](const uint4 vw) { return vw.x != 0 && bound < __uint_as_float(vw.y); };
+      // The ready wait for chunk c + 2 while chunk c + 1's MMAs run, instead of before chunk c's adds.
+      // Only 128x1x1x1 gains from it (attn_out_proj and mlp_fc2 at M = 128 7-8 % faster); every other
+      // one-chain tile ran 1-5.5 % slower with it (results v21 r10).
+      constexpr bool kEarlyReady = BM == 128 && RW == 1 && TW == 1;
+      auto wait_ready_after = [&](RingPos p) {  // kEarlyReady: the ready wait of the stage after p's
+        p.advance(stages);
+        mbar_wait(&ready[p.stage], p.phase);
+      };
       // Chunk c applied (its sums in ch are its §3 step), chunk c + 1's MMAs issued, c's stage released.
       auto apply_issue = [&](uint32_t c, const uint4 vw) {
         const int s = pos.stage;
         RingPos nx = pos;
         nx.advance(stages);
         const bool more = c + 1 < C_;
-        if (!C::kEarlyReady && more) {
+        if (!kEarlyReady && more) {
           mbar_wait(&ready[nx.stage], nx.phase);
           trace(5, g_apply + 1);
           trace_wg(q, 1, g_apply);
@@ -1235,20 +1240,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         trace_wg(q, 3, g_apply);
         trace(7, g_apply++);
         pos = nx;
-        if (C::kEarlyReady && c + 2 < C_) {
-          RingPos n2 = pos;
-          n2.advance(stages);
-          mbar_wait(&ready[n2.stage], n2.phase);
-        }
+        if (kEarlyReady && c + 2 < C_) wait_ready_after(pos);
       };
       mbar_wait(&ready[pos.stage], pos.phase);
       decode_stage(smem + pos.stage * C::kBytes);
       issue(a_desc(smem + pos.stage * C::kBytes), ch);
-      if (C::kEarlyReady && C_ > 1) {
-        RingPos n1 = pos;
-        n1.advance(stages);
-        mbar_wait(&ready[n1.stage], n1.phase);
-      }
+      if (kEarlyReady && C_ > 1) wait_ready_after(pos);
       uint32_t c = 0;
       // At the top of both loops chunk c's MMAs are in flight into ch, on every path (one pipeline
       // state for ptxas).
