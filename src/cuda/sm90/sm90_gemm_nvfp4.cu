@@ -47,14 +47,15 @@ using namespace sm90;
 
 constexpr int kSmemAlign = 1024;  // the 128-byte swizzle pattern repeats every 1024 bytes
 constexpr int kMaxStages = 16;    // 48 measured no faster at M = 16 (2026-12-02)
-// The ring's stage cap; NVFP4_SM90_MAX_STAGES (2..64) overrides it for tuning runs.
-int max_stages() {
-  static const int cap = [] {
+// The ring's stage cap: the configuration's (Cfg::kStageCap), or NVFP4_SM90_MAX_STAGES (2..64) for
+// tuning runs.
+int max_stages(int cap) {
+  static const int env = [] {
     const char* e = std::getenv("NVFP4_SM90_MAX_STAGES");
     const int v = e ? std::atoi(e) : 0;
-    return v >= 2 && v <= 64 ? v : kMaxStages;
+    return v >= 2 && v <= 64 ? v : 0;
   }();
-  return cap;
+  return env ? env : cap;
 }
 constexpr int kRasterGroup = 8;   // token tiles swept together over the row tiles (L2 reuse at large M)
 // A consumer warpgroup releases a stage or a slot by an arrive of every thread: an arrive releases
@@ -129,6 +130,14 @@ struct Cfg {
   // both by the slots (a stage held until its verdict lane's round began was what paced the
   // K-split at ~290 ns per chunk, results v11 r6).
   static constexpr int kEmptyArrivals = KS == 1 ? kArrivalsPerWarpgroup * P : kArrivalsPerWarpgroup;
+  // Ring stages at most (shared memory may allow fewer). The tiles of up to 64 tokens and the
+  // two-chain ones run faster with six stages than with the 9-16 that fit (results v22 r4 swept 4,
+  // 6, 8, 12, 16; r5, in one call with the previous binary: qkv at M = 16 / 32 / 64 / 128 43.5 /
+  // 46.9 / 59.2 / 91.6 -> 42.3-42.5 / 45.6-45.7 / 57.2-57.3 / 88.0 us, fc1 at M = 16 51.6-51.9 ->
+  // 50.0-50.1, attn_out_proj and mlp_fc2 at M = 512 (128x3x1x2) 1.5-2.5 % faster, 64x2x1x1 within
+  // +-0.5 %); the 128-token one-chain tiles were within +-0.8 % with six and keep the cap. The
+  // K-split rounds its ring to two slots per chunk-sum warpgroup anyway (six at KS = 3).
+  static constexpr int kStageCap = KS == 1 && (BM <= 64 || NH == 2) ? 6 : kMaxStages;
   // KS > 1: chunk g's sums (fp32, 64 rows x BM tokens, float4 i of consumer thread x at [i][x]:
   // conflict-free) and its verdict go through slot g mod kSlots. The slots come in kGroups groups of
   // kGroup consecutive chunks with one pair of mbarriers each (sum_full: every chunk's sums and
@@ -1472,7 +1481,7 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
   NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   const int budget = optin - kSmemAlign - 256 - C::kSlotArea - C::kScratchBytes;
-  int stages = std::min(max_stages(), budget / (C::kBytes + 24));
+  int stages = std::min(max_stages(C::kStageCap), budget / (C::kBytes + 24));
   if (stages < 2) return unsupported("sm90 kernel: not enough shared memory for two pipeline stages");
   // K-split: chunk-sum warpgroup j takes stages u = j (mod KS), in ring slot u mod stages. A whole
   // number of slots per warpgroup makes each slot one warpgroup's, so the slot's previous round is
