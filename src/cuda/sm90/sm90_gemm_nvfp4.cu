@@ -154,7 +154,8 @@ struct Cfg {
   // Tiles of 64 and 128 tokens (KS = 1) run a trip's per-element tests and model steps on the
   // failing warp's lanes (warp_element_steps: one lane per token of a thread, R / 2 <= 32), with
   // per consumer warp R floats of shared memory where the failing lane puts its accumulators (at
-  // 64x3x1x1 the ring gives one of its 15 stages for them, which costs nothing: results v19 r9).
+  // 64x3x1x1 the ring, then of 15 stages, gave one up for them at no cost: results v19 r9; since
+  // results v22 it has six, kStageCap).
   // Trips took 13-16 us before, 4.5-7 after (results v19 r4, r5). The smaller tiles keep
   // element_steps: the warp path's registers moved their hot loops (16x4x1x1 reloaded a spill in
   // it; M = 16 ran 2-3 % slower, r2) and no trip was seen at M <= 32; the 256-token tiles too (64
