@@ -1466,17 +1466,23 @@ Result<CUtensorMap> make_a_map(const uint16_t* a16, int64_t rows, int64_t k64, i
   return map;
 }
 
+// Tiles of configuration c on `tokens` tokens and n weight rows: token tiles of bm x tw tokens times
+// row tiles of rw 64-row blocks (the kernel's tile order, tile_coords).
+int64_t tile_count(int64_t tokens, int64_t n, const Config& c) {
+  const int64_t nb = (n + kRowsWG - 1) / kRowsWG, tt = static_cast<int64_t>(c.bm) * c.tw;
+  return (tokens + tt - 1) / tt * ((nb + c.rw - 1) / c.rw);
+}
+
 template <class C>
 Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   if (p.mp % (C::BM * C::TW) != 0) return invalid_argument("sm90 kernel: padded rows are not a multiple of the token tile");
   if (!C::kSlotWaitsSafe)
     return unsupported("sm90 kernel: this build's K-split stages (NVFP4_SM90_KS_STAGE_CHUNKS) are too long for " +
                        Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name() + "'s slot groups");
-  {
-    const int64_t nb = (p.n + kRowsWG - 1) / kRowsWG, t = p.mp / (C::BM * C::TW) * ((nb + C::RW - 1) / C::RW);
-    if (t > 0x7FFFFFFF / kRasterGroup || p.chunks * nb > 0x7FFFFFFF || p.mp / C::BM * p.chunks > 0x7FFFFFFF)
-      return invalid_argument("sm90 kernel: problem too large for one launch (more than 2^31 tiles or records)");
-  }
+  const int64_t nblocks = (p.n + kRowsWG - 1) / kRowsWG;
+  const int64_t tiles = tile_count(p.mp, p.n, Config{C::BM, C::RW, C::TW, C::NH, C::KS});
+  if (tiles > 0x7FFFFFFF / kRasterGroup || p.chunks * nblocks > 0x7FFFFFFF || p.mp / C::BM * p.chunks > 0x7FFFFFFF)
+    return invalid_argument("sm90 kernel: problem too large for one launch (more than 2^31 tiles or records)");
   NVFP4_ASSIGN_OR_RETURN(CUtensorMap map, make_a_map(p.a16, p.mp, p.chunks * 64, C::BM * C::TW));
   int optin = 0, dev = 0;
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
@@ -1500,8 +1506,6 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   }
   const int smem = stages * C::kBytes + C::kSlotArea + C::kScratchBytes + 3 * stages * 8 + kSmemAlign;
   NVFP4_CUDA_TRY(cudaFuncSetAttribute(sm90_gemm_nvfp4<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  const int64_t nblocks = (p.n + kRowsWG - 1) / kRowsWG;
-  const int64_t tiles = p.mp / (C::BM * C::TW) * ((nblocks + C::RW - 1) / C::RW);
   const int grid = static_cast<int>(std::min<int64_t>(tiles, sm_count));
 #ifdef NVFP4_SM90_TRACE
   void* tr = nullptr;
@@ -1664,8 +1668,7 @@ Config choose(int64_t m, int64_t n, int sm_count) {
   Config best = candidates[0].cfg;
   int64_t best_cost = -1;
   for (const Candidate& c : candidates) {
-    const int64_t tiles = (nb + c.cfg.rw - 1) / c.cfg.rw * ((m + c.cfg.bm - 1) / c.cfg.bm);
-    const int64_t cost = (tiles + sm_count - 1) / sm_count * c.weight;
+    const int64_t cost = (tile_count(m, n, c.cfg) + sm_count - 1) / sm_count * c.weight;
     if (best_cost < 0 || cost < best_cost) best = c.cfg, best_cost = cost;
   }
   return best;
