@@ -1396,6 +1396,36 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     const int64_t n0 = static_cast<int64_t>(block) * kRowsWG + r0, n1 = n0 + 8;
     const float b0 = (p.bias && n0 < p.n) ? bf16_to_f32(p.bias[n0]) : -0.0f;
     const float b1 = (p.bias && n1 < p.n) ? bf16_to_f32(p.bias[n1]) : -0.0f;
+    // Without raw output, with 4 | n and an 8-byte aligned output (warp-uniform), two shuffles per 8
+    // tokens give each lane four consecutive rows of one token: one 8-byte store where there were
+    // four 2-byte ones, and full 32-byte sectors (a warp writes 16 rows x 8 tokens per j).
+    if (!p.raw && p.n % 4 == 0 && (reinterpret_cast<uintptr_t>(p.out) & 7u) == 0) {
+      const bool odd = (g8 & 1) != 0, upper = (g8 & 2) != 0;
+      // This lane's store: token 2t + (g8 & 1) of each 8, rows 16 warp + 8 upper + (g8 & 4) + 0..3.
+      const int64_t row = static_cast<int64_t>(block) * kRowsWG + 16 * warp + (upper ? 8 : 0) + (g8 & 4);
+#pragma unroll
+      for (int h = 0; h < NH; ++h)
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          uint32_t o[2][2];  // [row n0 / n1][token 2t + e]: bf16 bits
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            o[0][e] = epilogue_alpha_before_bf16(__fmul_rn(acc[h][4 * j + e], up), alpha, b0);
+            o[1][e] = epilogue_alpha_before_bf16(__fmul_rn(acc[h][4 * j + 2 + e], up), alpha, b1);
+          }
+          // Lanes g8 and g8 ^ 1 (rows r, r + 1): the even one keeps token 2t, the odd one 2t + 1;
+          // w0 / w1: the row pair of the n0 / n1 half, low half the even row.
+          const uint32_t got = __shfl_xor_sync(0xFFFFFFFFu, odd ? (o[0][0] | o[1][0] << 16) : (o[0][1] | o[1][1] << 16), 4);
+          const uint32_t w0 = odd ? ((got & 0xFFFFu) | o[0][1] << 16) : (o[0][0] | got << 16);
+          const uint32_t w1 = odd ? ((got >> 16) | o[1][1] << 16) : (o[1][0] | (got & 0xFFFF0000u));
+          // Lanes g8 and g8 ^ 2 (row pairs p, p + 2): the lower one keeps the n0 half, the upper one n1.
+          const uint32_t got2 = __shfl_xor_sync(0xFFFFFFFFu, upper ? w0 : w1, 8);
+          const int64_t m = static_cast<int64_t>(tblock) * BM + h * BN + 8 * j + 2 * t + (odd ? 1 : 0);
+          if (m < p.m && row < p.n)  // 4 | n and 4 | row: the four rows are all in
+            *reinterpret_cast<uint2*>(p.out + m * p.n + row) = upper ? make_uint2(got2, w1) : make_uint2(w0, got2);
+        }
+      continue;
+    }
 #pragma unroll
     for (int h = 0; h < NH; ++h)
 #pragma unroll
