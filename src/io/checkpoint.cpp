@@ -11,7 +11,12 @@
 #include <map>
 #include <memory>
 #include <optional>
+// GCC 12 at -O3 reports a std::function member inside libstdc++'s regex compiler as maybe used
+// uninitialized: a false positive in the header, not in this file's code.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <regex>
+#pragma GCC diagnostic pop
 #include <set>
 
 #include "nvfp4/quant.hpp"

@@ -68,8 +68,12 @@ void number(std::string& out, double v) {
 }  // namespace
 
 void Json::dump_to(std::string& out, int indent, int depth) const {
-  const std::string nl = indent > 0 ? "\n" + std::string(static_cast<size_t>(indent * (depth + 1)), ' ') : "";
-  const std::string nl_end = indent > 0 ? "\n" + std::string(static_cast<size_t>(indent * depth), ' ') : "";
+  // A newline and the indentation of a level (built by append: GCC 12's -Wrestrict misfires on
+  // "literal" + std::string at -O3).
+  auto line = [&](int level) {
+    return indent > 0 ? std::string(1, '\n').append(static_cast<size_t>(indent * level), ' ') : std::string();
+  };
+  const std::string nl = line(depth + 1), nl_end = line(depth);
   switch (type_) {
     case Type::kNull: out += "null"; break;
     case Type::kBool: out += b_ ? "true" : "false"; break;

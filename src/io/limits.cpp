@@ -63,12 +63,13 @@ Result<std::vector<int64_t>> parse_dims(std::string_view s, std::string_view wha
 }
 
 Status check_raw_size(uint64_t have, const std::vector<int64_t>& dims, int64_t elem, std::string_view name) {
-  const std::string w = "'" + std::string(name) + "'";
+  const std::string w = std::string(1, '\'').append(name).append(1, '\'');
   int64_t need = elem;
   std::string shape;
   for (int64_t d : dims) {
     NVFP4_ASSIGN_OR_RETURN(need, checked_mul(need, d, w + ": the shape's byte count"));
-    shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    if (!shape.empty()) shape += ',';
+    shape += std::to_string(d);
   }
   if (have != static_cast<uint64_t>(need))
     return invalid_argument(w + " has " + std::to_string(have) + " bytes; shape " + shape + " of " + std::to_string(elem) +

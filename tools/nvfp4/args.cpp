@@ -23,7 +23,7 @@ Result<Args> Args::parse(int argc, char** argv, int first, const std::set<std::s
     }
     if (flags.count(name)) {
       if (has_value) return invalid_argument("option --" + printable(name) + " takes no value");
-      a.values_[name] = "1";
+      a.values_.insert_or_assign(name, std::string("1"));  // not operator=(const char*): GCC 12's -Wrestrict misfires on it at -O3
     } else if (options.count(name)) {
       if (!has_value) {
         if (i + 1 >= argc) return invalid_argument("option --" + printable(name) + " needs a value");

@@ -98,7 +98,10 @@ int cmd_bench(int argc, char** argv) {
     std::string v;
     while (std::getline(ss, v, ',')) opt.sm90_configs.push_back(v);  // checked against the built ones by the launcher
   }
-  for (int i = 0; i < argc; ++i) opt.command += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) {
+    if (i) opt.command += ' ';
+    opt.command += argv[i];
+  }
   auto j = run_bench(opt, [](const std::string& s) { std::printf("%s\n", s.c_str()); std::fflush(stdout); });
   if (!j.is_ok()) return fail("bench", j.status());
   if (args->has("out")) {
