@@ -63,6 +63,7 @@ Result<std::vector<int64_t>> parse_dims(std::string_view s, std::string_view wha
 }
 
 Status check_raw_size(uint64_t have, const std::vector<int64_t>& dims, int64_t elem, std::string_view name) {
+  // By append, not "'" + std::string: GCC 12's -Wrestrict misfires on that at -O3.
   const std::string w = std::string(1, '\'').append(name).append(1, '\'');
   int64_t need = elem;
   std::string shape;

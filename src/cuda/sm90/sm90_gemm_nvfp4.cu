@@ -1431,26 +1431,26 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           if (m < p.m && row < p.n)  // 4 | n and 4 | row: the four rows are all in
             *reinterpret_cast<uint2*>(p.out + m * p.n + row) = upper ? make_uint2(got2, w1) : make_uint2(w0, got2);
         }
-      continue;
+    } else {  // element by element: the fp32 copy, or n not a multiple of 4
+#pragma unroll
+      for (int h = 0; h < NH; ++h)
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int64_t m = static_cast<int64_t>(tblock) * BM + h * BN + 8 * j + 2 * t + e;
+          if (m >= p.m) continue;
+          const float v0 = __fmul_rn(acc[h][4 * j + e], up), v1 = __fmul_rn(acc[h][4 * j + 2 + e], up);
+          if (n0 < p.n) {
+            if (p.raw) p.raw[m * p.n + n0] = v0;
+            p.out[m * p.n + n0] = epilogue_alpha_before_bf16(v0, alpha, b0);
+          }
+          if (n1 < p.n) {
+            if (p.raw) p.raw[m * p.n + n1] = v1;
+            p.out[m * p.n + n1] = epilogue_alpha_before_bf16(v1, alpha, b1);
+          }
+        }
     }
-#pragma unroll
-    for (int h = 0; h < NH; ++h)
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int64_t m = static_cast<int64_t>(tblock) * BM + h * BN + 8 * j + 2 * t + e;
-        if (m >= p.m) continue;
-        const float v0 = __fmul_rn(acc[h][4 * j + e], up), v1 = __fmul_rn(acc[h][4 * j + 2 + e], up);
-        if (n0 < p.n) {
-          if (p.raw) p.raw[m * p.n + n0] = v0;
-          p.out[m * p.n + n0] = epilogue_alpha_before_bf16(v0, alpha, b0);
-        }
-        if (n1 < p.n) {
-          if (p.raw) p.raw[m * p.n + n1] = v1;
-          p.out[m * p.n + n1] = epilogue_alpha_before_bf16(v1, alpha, b1);
-        }
-      }
   }
 #ifdef NVFP4_SM90_CTA_STATS
   if (tid == 0 && blockIdx.x < kStatCtas) {
