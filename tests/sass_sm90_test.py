@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""ctest sass.sm90: tools/sass-sm90 on the built library, then on listings mutated to break each
+property it checks (each must fail, naming the property), so that a check that cannot fail is
+caught here. Exit 77 (skipped) without cuobjdump.
+
+Usage: sass_sm90_test.py --tool tools/sass-sm90 --library libnvfp4.a --cli nvfp4
+"""
+import argparse
+import importlib.machinery
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def load_tool(path):
+    loader = importlib.machinery.SourceFileLoader("sass_sm90", path)
+    spec = importlib.util.spec_from_loader("sass_sm90", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def run(tool, *args):
+    r = subprocess.run([sys.executable, tool, *args], capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tool", required=True)
+    ap.add_argument("--library", required=True)
+    ap.add_argument("--cli", required=True)
+    a = ap.parse_args()
+    tool = load_tool(a.tool)
+    try:
+        cuobjdump = tool.find_cuobjdump(None)
+    except tool.Fail as e:
+        print(f"skipped: {e}")
+        return 77
+    configs = json.loads(subprocess.run([a.cli, "version", "--json"], capture_output=True, text=True, check=True).stdout)["sm90_configs"]
+    failures = []
+
+    rc, out = run(a.tool, "--cuobjdump", cuobjdump, "--configs", ",".join(configs), a.library)
+    print(out)
+    if rc != 0:
+        failures.append(f"the built library: exit {rc}")
+
+    listing = tool.sass_text(a.library, cuobjdump)
+    kernels = tool.kernels(listing)
+    lines = listing.split("\n")
+
+    def loop_lines(cfg):
+        """Indices into `lines` of cfg's hot loop, by address within its function's text."""
+        name, _, ins = kernels[cfg]
+        (lo, hi), _ = tool.hot_loop(ins)
+        start = next(i for i, l in enumerate(lines) if "Function : " in l and l.strip().endswith(name))
+        out = []
+        for i in range(start + 1, len(lines)):
+            if "Function : " in lines[i]:
+                break
+            m = re.search(r"/\*([0-9a-f]{4,})\*/\s+", lines[i])
+            if m and lo <= int(m.group(1), 16) <= hi:
+                out.append(i)
+        return out
+
+    def plain(idx):
+        """The first instruction of the loop that is no MMA, branch, barrier or add: a safe one to replace."""
+        return next(i for i in idx if re.search(r"\*/\s+(IMAD|IADD3|LOP3|MOV|SHF|PRMT|HMUL2|LEA)\b", lines[i]))
+
+    def mutated(cfg, edit):
+        copy = list(lines)
+        edit(copy, loop_lines(cfg))
+        return "\n".join(copy)
+
+    def first(copy, idx, rx):
+        return next(i for i in idx if re.search(rx, copy[i]))
+
+    def replace_at(copy, i, text):
+        copy[i] = re.sub(r"(\*/\s+)[^;]*;", lambda m: m.group(1) + text + " ;", copy[i], count=1)
+
+    cases = [
+        ("serialised chain", "128x2x1x1", lambda c, idx: c.__setitem__(i := first(c, idx, r"HGMMA"), c[i].replace(" ;", ", gsb0 ;", 1)),
+         "gsb0 on 2"),
+        ("an add not rounded toward zero", "128x2x1x1", lambda c, idx: c.__setitem__(i := first(c, idx, r"FADD\S*\.RZ"), c[i].replace(".RZ", "", 1)),
+         "FADD.RZ"),
+        ("local memory in the loop", "64x1x1x1", lambda c, idx: replace_at(c, plain(idx), "STL [R1+0x10], R2"), "local-memory"),
+        ("a conversion in the loop", "16x3x1x1", lambda c, idx: replace_at(c, plain(idx), "F2F.F16.F32 R4, R5"), "conversion"),
+        ("another MMA shape", "32x2x1x1", lambda c, idx: c.__setitem__(i := first(c, idx, r"HGMMA"), c[i].replace("64x32x16", "64x16x16", 1)),
+         "expected HGMMA.64x32x16.F32"),
+        ("a K-split chain of three", "16x1x1x1x3", lambda c, idx: replace_at(c, first(c, idx, r"HGMMA.*gsb0"), "NOP"), "expected 4"),
+    ]
+    with tempfile.TemporaryDirectory() as d:
+        for what, cfg, edit, expect in cases:
+            path = os.path.join(d, "mutated.sass")
+            with open(path, "w") as f:
+                f.write(mutated(cfg, edit))
+            rc, out = run(a.tool, path)
+            ok = rc == 1 and any(l.startswith(f"  {cfg}: ") and expect in l for l in out.splitlines())
+            print(f"mutation '{what}' in {cfg}: exit {rc}, " + ("caught" if ok else "NOT caught"))
+            if not ok:
+                failures.append(f"mutation '{what}' in {cfg} not caught:\n{out}")
+        path = os.path.join(d, "listing.sass")
+        with open(path, "w") as f:
+            f.write(listing)
+        rc, _ = run(a.tool, path)
+        if rc != 0:
+            failures.append(f"the unmutated listing: exit {rc}")
+        for what, lst in (("an extra", configs + ["8x1x1x1"]), ("a missing", configs[1:])):
+            rc, out = run(a.tool, "--configs", ",".join(lst), path)
+            ok = rc == 1 and "configurations missing" in out
+            print(f"--configs with {what} configuration: exit {rc}, " + ("caught" if ok else "NOT caught"))
+            if not ok:
+                failures.append(f"--configs with {what} configuration not caught")
+        rc, out = run(a.tool, path, "--compare", path)
+        if rc != 0 or out.count("| same") != len(configs):
+            failures.append("--compare of a listing with itself does not say 'same' for every configuration")
+        rc, out = run(a.tool, path, "--compare", os.path.join(d, "mutated.sass"))
+        if "16x1x1x1x3 |" not in out or "hot loop differs" not in [l for l in out.splitlines() if l.startswith("16x1x1x1x3 |")][0]:
+            failures.append("--compare does not see the mutated hot loop of 16x1x1x1x3")
+    for f in failures:
+        print("FAILED:", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
