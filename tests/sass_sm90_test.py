@@ -115,6 +115,20 @@ def main():
             print(f"--configs with {what} configuration: exit {rc}, " + ("caught" if ok else "NOT caught"))
             if not ok:
                 failures.append(f"--configs with {what} configuration not caught")
+        # The pre-pass's register budget, through a cuobjdump that reports one register too many.
+        res = subprocess.run([cuobjdump, "-res-usage", "-arch", "sm_90a", a.library], capture_output=True, text=True).stdout
+        over = re.sub(r"(sm90_prep_a\S*:\n\s*REG:)(\d+)", lambda m: m.group(1) + str(int(m.group(2)) + 1), res, count=1)
+        fake = os.path.join(d, "cuobjdump")
+        with open(os.path.join(d, "res.txt"), "w") as f:
+            f.write(over)
+        with open(fake, "w") as f:
+            f.write(f"#!/bin/sh\ncase \"$*\" in *-res-usage*) cat '{d}/res.txt' ;; *) cat '{path}' ;; esac\n")
+        os.chmod(fake, 0o755)
+        rc, out = run(a.tool, "--cuobjdump", fake, a.library)
+        ok = over != res and rc == 1 and any(l.startswith("pre-pass") and "FAIL" in l for l in out.splitlines())
+        print(f"pre-pass above its register budget: exit {rc}, " + ("caught" if ok else "NOT caught"))
+        if not ok:
+            failures.append(f"a pre-pass above its register budget not caught:\n{out}")
         rc, out = run(a.tool, path, "--compare", path)
         if rc != 0 or out.count("| same") != len(configs):
             failures.append("--compare of a listing with itself does not say 'same' for every configuration")
