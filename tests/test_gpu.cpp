@@ -1264,3 +1264,81 @@ TEST(Gpu, EveryBackendGivesIdenticalBitsOnEveryRun) {
   }
   std::printf("%s", record.c_str());
 }
+
+// The device entry points on a machine without a usable GPU (this one in CI: a CUDA build, no
+// driver) say "unsupported here", as cuda.hpp promises, and not "CUDA error": callers that skip on
+// kUnsupported must not see a failure. Until 2026-12-04 they returned kCuda from cudaGetDevice.
+TEST(DeviceApi, WithoutAGpuEveryEntryPointSaysUnsupported) {
+  if (cuda_device().is_ok()) GTEST_SKIP() << "a GPU is here: the GPU tests cover these calls";
+  const Tensor W = quantized(synthetic_weight(64, 128, 3), 64, 128);
+  // Never dereferenced: every call must stop before it touches device memory.
+  auto* fake8 = reinterpret_cast<uint8_t*>(uintptr_t{1} << 20);
+  auto* fake16 = reinterpret_cast<uint16_t*>(uintptr_t{1} << 20);
+  auto expect_unsupported = [](const Status& s, const char* what) {
+    EXPECT_EQ(s.code(), ErrorCode::kUnsupported) << what << ": " << s.message();
+    EXPECT_EQ(s.message().find('\n'), std::string::npos) << what;
+  };
+  expect_unsupported(prepare_weight_gpu(W, GpuGemmKernel::kSm90).status(), "prepare_weight_gpu");
+  DeviceWeightSource src;
+  src.data = fake8;
+  src.scales = fake8;
+  src.n = 64;
+  src.k = 128;
+  src.global_scale = 1.0f;
+  expect_unsupported(prepare_weight_gpu_device(src, GpuGemmKernel::kSm90).status(), "prepare_weight_gpu_device");
+  QuantizeOptions o;
+  o.pad = true;
+  expect_unsupported(quantize_gpu_device(fake16, 16, 128, 1.0f, o, fake8, fake8, nullptr), "quantize_gpu_device");
+  expect_unsupported(amax_bf16_device(fake16, 16, nullptr).status(), "amax_bf16_device");
+  expect_unsupported(dequantize_gpu_device(fake8, fake8, 16, 128, 1.0f, NibbleOrder::kHiFirst, fake16, nullptr),
+                     "dequantize_gpu_device");
+}
+
+// quantize_gpu_device's codes go out one 8-byte store per block of 16: a buffer at an offset that
+// breaks that alignment (a byte view of a larger tensor) is refused in one line before anything is
+// launched, instead of a misaligned-address fault that ends the process's CUDA context.
+TEST(DeviceApi, QuantizeRefusesCodesNotOnAnEightByteBoundary) {
+  if (!cuda_info().built_with_cuda) GTEST_SKIP() << "built without CUDA";
+  auto* x = reinterpret_cast<uint16_t*>(uintptr_t{1} << 20);
+  auto* scales = reinterpret_cast<uint8_t*>(uintptr_t{1} << 21);
+  auto* data = reinterpret_cast<uint8_t*>((uintptr_t{1} << 22) + 4);
+  QuantizeOptions o;
+  o.pad = true;
+  const Status s = quantize_gpu_device(x, 16, 128, 1.0f, o, data, scales, nullptr);
+  EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument) << s.message();
+  EXPECT_NE(s.message().find("data is not 8-byte aligned"), std::string::npos) << s.message();
+}
+
+// sm90_config_for is public: an SM count of zero or less (a caller's uninitialised value) must not
+// divide by zero inside the launcher's rule; it is taken as one SM.
+TEST(DeviceApi, Sm90ConfigChoiceWithoutSmsDoesNotDivideByZero) {
+  for (int64_t m : {1, 16, 100, 300, 4096})
+    for (int sms : {0, -5}) EXPECT_EQ(sm90_config_for(m, 4096, sms), sm90_config_for(m, 4096, 1)) << m << " " << sms;
+}
+
+#if NVFP4_TESTS_HAVE_CUDART
+// The first SM120 kernel reads A's scales four bytes at a time and the pipelined one by bulk copies:
+// scales at an offset are refused in one line on every SM120-side kernel, as the other operands are,
+// instead of faulting (until 2026-12-04 only the pipelined kernels checked them).
+TEST(Gpu, MatmulRefusesMisalignedScalesOnEverySm120Kernel) {
+  REQUIRE_GPU();
+  const int64_t m = 16, n = 64, k = 256;
+  const Tensor A = quantized(synthetic_activation(m, k, 5, ActivationKind::kOutlierChannels), m, k);
+  const Tensor W = quantized(synthetic_weight(n, k, 6), n, k);
+  DevMem da(A.data.size()), dsa(A.scales.size() + 16), dout(m * n * 2);
+  int ran = 0;
+  for (GpuGemmKernel kernel : available_gpu_kernels()) {
+    if (kernel == GpuGemmKernel::kSm90) continue;  // reads scale bytes one at a time
+    auto w = prepare_weight_gpu(W, kernel);
+    if (!w.is_ok()) continue;
+    DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, 1.0f, dout, nullptr);
+    mm.a_scales = static_cast<const uint8_t*>(dsa.p) + 1;
+    const Status st = matmul_gpu_device(*w.value(), mm);
+    EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument) << to_string(kernel) << ": " << st.message();
+    EXPECT_NE(st.message().find("a_scales"), std::string::npos) << st.message();
+    ++ran;
+  }
+  EXPECT_GT(ran, 0) << "no SM120-side kernel took a prepared weight";
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+#endif

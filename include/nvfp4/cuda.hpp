@@ -31,7 +31,8 @@ struct CudaInfo {
   std::string error;           // why no device is usable, when there is none
 };
 CudaInfo cuda_info();
-// The first GPU, or an error saying why there is none.
+// The calling thread's current GPU (device 0 unless the caller chose another with cudaSetDevice),
+// where the host-memory entry points below run, or an error saying why there is none.
 Result<DeviceInfo> cuda_device();
 
 // ---------------------------------------------------------------------------------------------

@@ -24,7 +24,15 @@ namespace {
 class DeviceScope {
  public:
   Status enter(int device) {
-    NVFP4_CUDA_TRY(cudaGetDevice(&prev_));
+    // Without a usable driver or GPU every call fails here first: that is "unsupported here"
+    // (cuda.hpp's promise), not a CUDA failure.
+    if (const cudaError_t e = cudaGetDevice(&prev_); e != cudaSuccess) {
+      prev_ = -1;
+      cudaGetLastError();
+      if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+        return unsupported(std::string("no CUDA device: ") + cudaGetErrorString(e));
+      return cuda_error(std::string("cudaGetDevice failed: ") + cudaGetErrorString(e));
+    }
     dev_ = device < 0 ? prev_ : device;
     if (dev_ != prev_) NVFP4_CUDA_TRY(cudaSetDevice(dev_));
     return Status::ok();
@@ -73,9 +81,24 @@ bool has_device_path(GpuGemmKernel k) {
 constexpr const char* kDevicePathKernels = "sm90, sm120-native, sm120-emulated, sm120p-native and sm120p-emulated have";
 
 // The kernels vectorize their loads and stores: every operand must start on a 16-byte boundary.
-Status check_aligned(const void* p, const char* name) {
-  if (reinterpret_cast<uintptr_t>(p) % 16 != 0)
-    return invalid_argument(std::string(name) + " is not 16-byte aligned (a view at an offset): pass a fresh copy");
+Status check_aligned(const void* p, const char* name, unsigned bytes = 16) {
+  if (reinterpret_cast<uintptr_t>(p) % bytes != 0)
+    return invalid_argument(std::string(name) + " is not " + std::to_string(bytes) +
+                            "-byte aligned (a view at an offset): pass a fresh copy");
+  return Status::ok();
+}
+
+// The device entry points' size check: every dimension and product in range, as check_gemm_problem
+// has it, but nothing charged against the host's memory, which these calls do not use (a problem
+// that fits the GPU must not be refused for the host's RAM, nor by NVFP4_MEMORY_LIMIT).
+Status check_device_problem(int64_t m, int64_t n, int64_t k, const std::string& what) {
+  NVFP4_TRY(check_dim(m, what + ": M (rows)"));
+  NVFP4_TRY(check_dim(n, what + ": N"));
+  NVFP4_TRY(check_dim(k, what + ": K"));
+  int64_t p = 0;
+  if (__builtin_mul_overflow(m, k, &p) || __builtin_mul_overflow(n, k, &p) || __builtin_mul_overflow(m, n, &p) ||
+      __builtin_mul_overflow(m, n * int64_t{4}, &p))
+    return invalid_argument(what + ": the problem's size overflows a 64-bit byte count");
   return Status::ok();
 }
 
@@ -185,6 +208,10 @@ Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu(const Tensor& w
     NVFP4_TRY(cuda::upload(p->sfw, hsw.data(), hsw.size()));
     out = p;
   }
+  // The uploads are cudaMemcpy calls from pageable memory, which may return before their last DMA
+  // has landed; the caller's kernels may run on a non-blocking stream, which does not wait for the
+  // legacy stream the copies went to. Wait for them here, once per weight.
+  NVFP4_CUDA_TRY(cudaStreamSynchronize(cudaStreamLegacy));
   out->n = w.geom.rows;
   out->k = w.geom.cols;
   out->s_w = w.global_scale;
@@ -198,7 +225,7 @@ Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& a) {
   NVFP4_TRY(check_dim(a.m, "linear_gpu_device: m"));
   if (a.k != w.k)
     return invalid_argument("K mismatch: activation has K = " + std::to_string(a.k) + ", weight has K = " + std::to_string(w.k));
-  NVFP4_TRY(check_gemm_problem(a.m, w.n, a.k, 1, "linear_gpu_device"));
+  NVFP4_TRY(check_device_problem(a.m, w.n, a.k, "linear_gpu_device"));
   if (!(a.s_static >= 0.0f) || !std::isfinite(a.s_static))
     return invalid_argument("static input scale must be finite and >= 0 (0 = dynamic)");
   if (a.s_static > 0.0f && w.kernel != GpuGemmKernel::kSm90)
@@ -244,6 +271,7 @@ Status quantize_gpu_device(const uint16_t* x, int64_t rows, int64_t cols, float 
                            uint8_t* data, uint8_t* scales, void* stream_v, int device) {
   NVFP4_TRY(cuda::check_quantize_gpu_args(rows, cols, global_scale, opt));
   if (x == nullptr || data == nullptr || scales == nullptr) return invalid_argument("quantize_gpu_device: null pointer");
+  NVFP4_TRY(check_aligned(data, "data", 8));  // one 8-byte store per block of 16 codes
   DeviceScope scope;
   NVFP4_TRY(scope.enter(device));
   const auto stream = static_cast<cudaStream_t>(stream_v);
@@ -291,8 +319,9 @@ Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu_device(const De
   if (src.data == nullptr || src.scales == nullptr) return invalid_argument("prepare_weight_gpu_device: null pointer");
   NVFP4_TRY(check_dim(src.n, "prepare_weight_gpu_device: n"));
   NVFP4_TRY(check_dim(src.k, "prepare_weight_gpu_device: k"));
-  NVFP4_TRY(check_gemm_problem(1, src.n, src.k, 1, "prepare_weight_gpu_device"));
+  NVFP4_TRY(check_device_problem(1, src.n, src.k, "prepare_weight_gpu_device"));
   if (!std::isfinite(src.global_scale)) return invalid_argument("weight global scale must be finite");
+  if (src.pitch < 0) return invalid_argument("prepare_weight_gpu_device: negative row pitch " + std::to_string(src.pitch));
   const Geometry geom = Geometry::of(src.n, src.k);
   const int64_t pitch = src.pitch > 0 ? src.pitch : geom.row_bytes();
   if (pitch < geom.row_bytes())
@@ -347,9 +376,10 @@ Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& a) {
   NVFP4_TRY(check_dim(a.m, "matmul_gpu_device: m"));
   if (a.k != w.k)
     return invalid_argument("K mismatch: a has K = " + std::to_string(a.k) + ", the weight has K = " + std::to_string(w.k));
-  NVFP4_TRY(check_gemm_problem(a.m, w.n, a.k, 1, "matmul_gpu_device"));
+  NVFP4_TRY(check_device_problem(a.m, w.n, a.k, "matmul_gpu_device"));
   if (!std::isfinite(a.alpha)) return invalid_argument("alpha must be finite");
   NVFP4_TRY(check_gpu_contract(w.kernel, a.contract, a.k));
+  if (a.a_pitch < 0) return invalid_argument("matmul_gpu_device: negative row pitch " + std::to_string(a.a_pitch));
   const Geometry geom = Geometry::of(a.m, a.k);
   const int64_t pitch = a.a_pitch > 0 ? a.a_pitch : geom.row_bytes();
   if (pitch < geom.row_bytes())
@@ -357,9 +387,12 @@ Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& a) {
                             " bytes of a row");
   NVFP4_TRY(check_aligned(a.out, "out"));
   if (a.raw) NVFP4_TRY(check_aligned(a.raw, "raw"));
-  // The pipelined kernel moves A's scale blocks with bulk copies (16-byte aligned addresses).
+  // The pipelined kernel moves A's scale blocks with bulk copies (16-byte aligned addresses); the
+  // first SM120 kernel reads them four bytes at a time; sm90's pre-pass reads single bytes.
   if (w.kernel == GpuGemmKernel::kSm120pNative || w.kernel == GpuGemmKernel::kSm120pEmulated)
     NVFP4_TRY(check_aligned(a.a_scales, "a_scales"));
+  else if (w.kernel != GpuGemmKernel::kSm90)
+    NVFP4_TRY(check_aligned(a.a_scales, "a_scales", 4));
   DeviceScope scope;
   NVFP4_TRY(scope.enter(w.device));
   NVFP4_ASSIGN_OR_RETURN(DeviceProps props, props_of(w.device));

@@ -65,7 +65,17 @@ CudaInfo cuda_info() {
 Result<DeviceInfo> cuda_device() {
   const CudaInfo info = cuda_info();
   if (info.devices.empty()) return unsupported(info.error.empty() ? "no CUDA device" : info.error);
-  const DeviceInfo& d = info.devices.front();
+  // The host-memory entry points allocate and launch on the thread's current device: that is the
+  // one to check and to size grids for, not device 0.
+  int current = 0;
+  if (cudaGetDevice(&current) != cudaSuccess) {
+    cudaGetLastError();
+    current = info.devices.front().index;
+  }
+  const DeviceInfo* found = &info.devices.front();
+  for (const DeviceInfo& x : info.devices)
+    if (x.index == current) found = &x;
+  const DeviceInfo& d = *found;
   if (!has_kernels_for(d))
     return unsupported("GPU " + d.name + " (compute capability " + std::to_string(d.cc_major) + "." +
                        std::to_string(d.cc_minor) + ") is not supported: kernels are built for " + info.built_targets);

@@ -6,11 +6,16 @@
 
 #include "nvfp4/error.hpp"
 
+// A failed call also leaves its error as the thread's "last error", which the next launch check
+// (NVFP4_CUDA_LAUNCH_TRY) would report as its own: a retry after an out-of-memory error would fail
+// at a launch that succeeded. The error is returned here, so it is cleared here.
 #define NVFP4_CUDA_TRY(call)                                                                     \
   do {                                                                                           \
     const cudaError_t _e = (call);                                                               \
-    if (_e != cudaSuccess)                                                                       \
+    if (_e != cudaSuccess) {                                                                     \
+      cudaGetLastError();                                                                        \
       return ::nvfp4::cuda_error(std::string(#call) + " failed: " + cudaGetErrorString(_e));     \
+    }                                                                                            \
   } while (0)
 
 // After a <<<...>>> launch: launch-configuration errors, then (when synchronous) execution errors.

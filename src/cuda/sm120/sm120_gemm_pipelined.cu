@@ -35,6 +35,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "../common/check.cuh"
@@ -460,17 +462,25 @@ Status launch_mode(const GemmOperands& op, int sm_count, cudaStream_t stream, co
   constexpr int threads = kStream ? Tile<kTileN>::kStreamThreads : Tile<kTileN>::kThreads;
   constexpr int kSmemBytes = Tile<kTileN>::kSmemBytes;
   auto kernel = sm120_gemm_pipelined<kMode, kStream, kTileN>;
-  // Once per process (thread-safe static init): a host gap between a timed event and the launch
-  // would count as kernel time in nvfp4 bench.
-  static const int per_sm = [&] {
-    int n = 0;
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, kSmemBytes) != cudaSuccess) {
-      cudaGetLastError();
-      return 0;
+  // Once per device and process: a host gap between a timed event and the launch would count as
+  // kernel time in nvfp4 bench. The shared-memory opt-in is an attribute of the current device's
+  // function, so a second GPU needs its own; a failure is returned, not remembered.
+  int device = 0;
+  NVFP4_CUDA_TRY(cudaGetDevice(&device));
+  static std::mutex mu;
+  static std::map<int, int> per_device;  // device -> CTAs per SM
+  int per_sm = 0;
+  {
+    const std::lock_guard<std::mutex> lock(mu);
+    auto it = per_device.find(device);
+    if (it == per_device.end()) {
+      NVFP4_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+      int n = 0;
+      NVFP4_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, kSmemBytes));
+      it = per_device.emplace(device, n).first;
     }
-    return n;
-  }();
+    per_sm = it->second;
+  }
   // NVFP4_SM120P_CTAS_PER_SM caps the CTAs per SM below what fits (for measuring the data path at a
   // GB10's one CTA per SM on a GPU that holds more).
   int ctas_per_sm = per_sm;

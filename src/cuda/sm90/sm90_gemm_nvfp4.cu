@@ -1651,6 +1651,7 @@ constexpr Built kBuilt[] = {
 // rounds the fewest warpgroups, which run at more registers per thread and share the SM's MMA pipe
 // and issue slots with fewer others.
 Config choose(int64_t m, int64_t n, int sm_count) {
+  sm_count = std::max(sm_count, 1);  // sm90_config_for is public: a zero count must not divide
   const int64_t nb = (n + kRowsWG - 1) / kRowsWG;  // 64-row blocks
   auto rounds = [&](int p) { return ((nb + p - 1) / p + sm_count - 1) / sm_count; };  // of row tiles
   auto one_round = [&](int p) { return rounds(p) == 1; };
