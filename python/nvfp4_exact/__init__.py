@@ -28,8 +28,11 @@ library a comfy-kitchen backend.
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Union
@@ -60,6 +63,37 @@ __all__ = [
 RECIPES = ("comfy-cuda", "comfy-eager-cuda", "comfy-eager-cpu")
 NIBBLE_ORDERS = ("hi_first", "lo_first")
 SCALE_LAYOUTS = ("swizzled128x4", "linear")
+# The library's other names for them: a tensor keeps the canonical one, so that comparisons
+# (matmul's nibble check, the host prepack's hi_first) see one name per order.
+_NIBBLE_NAMES = {"hi_first": "hi_first", "comfy": "hi_first", "lo_first": "lo_first", "ptx": "lo_first",
+                 "cutlass": "lo_first"}
+_LAYOUT_NAMES = {"swizzled128x4": "swizzled128x4", "swizzled": "swizzled128x4", "128x4": "swizzled128x4",
+                 "linear": "linear"}
+
+
+def _str(v: Any, name: str) -> str:
+    # The compiled module's own type errors list every overload over several lines.
+    if not isinstance(v, str):
+        raise TypeError(f"{name} must be a string, got {type(v).__name__}")
+    return v
+
+
+def _int(v: Any, name: str) -> int:
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {type(v).__name__}") from None
+
+
+def _canonical(names: dict, v: Any, what: str, name: str) -> str:
+    c = names.get(_str(v, name))
+    if c is None:
+        raise ValueError(f"unknown {what} '{v}' (expected {' or '.join(sorted(set(names.values())))})")
+    return c
+
+
+def _shape_of(a: Any) -> tuple:
+    return tuple(int(d) for d in (a.shape if hasattr(a, "shape") else np.shape(a)))
 
 
 @dataclass(frozen=True)
@@ -73,7 +107,10 @@ class NVFP4Tensor:
     global_scale: the fp32 decode scale: value = e2m1 * ue4m3 * global_scale
 
     rows16 and cols16 are rows and cols rounded up to 16. A ComfyUI checkpoint layer is
-    ``NVFP4Tensor(weight, weight_scale, float(weight_scale_2), (N, K))``.
+    ``NVFP4Tensor(weight, weight_scale, float(weight_scale_2), (N, K))``. The arrays' shapes are
+    checked against ``shape`` (scales may also be flat: the layout's bytes in one dimension); the
+    aliases ``comfy`` (hi_first), ``ptx``/``cutlass`` (lo_first), ``swizzled``/``128x4`` are kept
+    as the canonical names. ValueError otherwise.
     """
 
     data: Any
@@ -83,18 +120,64 @@ class NVFP4Tensor:
     nibbles: str = "hi_first"
     scale_layout: str = "swizzled128x4"
 
+    def __post_init__(self):
+        object.__setattr__(self, "nibbles", _canonical(_NIBBLE_NAMES, self.nibbles, "nibble order", "nibbles"))
+        layout = _canonical(_LAYOUT_NAMES, self.scale_layout, "scale layout", "scale_layout")
+        object.__setattr__(self, "scale_layout", layout)
+        try:
+            rows, cols = (operator.index(v) for v in self.shape)
+        except (TypeError, ValueError):
+            raise ValueError(f"shape must be (rows, cols), two integers, got {self.shape!r}") from None
+        object.__setattr__(self, "shape", (rows, cols))
+        # Only byte counts reach the library: a transposed or mislabelled matrix of the same size
+        # would decode as garbage, so the shapes are checked here.
+        r16, c16 = _up(rows, 16), _up(cols, 16)
+        want = (r16, c16 // 2)
+        if _shape_of(self.data) != want:
+            raise ValueError(f"data is {list(_shape_of(self.data))}, an NVFP4 matrix of shape ({rows}, {cols}) "
+                             f"has [{want[0]}][{want[1]}] bytes")
+        sf = (_up(r16, 128), _up(c16 // 16, 4)) if layout == "swizzled128x4" else (r16, c16 // 16)
+        got = _shape_of(self.scales)
+        if got != sf and got != (sf[0] * sf[1],):
+            raise ValueError(f"scales are {list(got)}, {layout} scales of an NVFP4 matrix of shape ({rows}, {cols}) "
+                             f"are [{sf[0]}][{sf[1]}] (or {sf[0] * sf[1]} flat)")
+
 
 def global_scale(x: Any, mode: str = "dynamic") -> float:
     """ComfyUI's global decode scale of a bf16 array.
 
     ``dynamic``: f32(bf16(amax / 2688)), what ComfyUI uses for activations and weights;
     ``f32``: amax / 2688 in fp32. NaN elements are skipped. A CUDA tensor is reduced on its GPU
-    (on the current stream, which this waits for: the value comes back to the host).
+    (on the current stream, which this waits for: the value comes back to the host) when the library
+    has kernels for that GPU, else on the host.
     """
-    if is_cuda(x):
+    _str(mode, "mode")
+    if is_cuda(x) and _has_gpu_kernels(x.device):
         return _core.global_scale_device(on_device(x, x.device, "x"), mode, cuda_stream(x.device))
     xh, _ = to_host(x, "x")
     return _core.global_scale(xh, mode)
+
+
+def _kernels_for(capability: tuple, targets: str) -> bool:
+    """Whether a GPU of compute capability (major, minor) runs a build for ``targets`` (the
+    library's "sm_90a sm_120a sm_121a"; empty without CUDA): the build has machine code only, no
+    PTX, so only those exact capabilities."""
+    built = {m.group(1) for m in (re.fullmatch(r"sm_(\d+)[a-z]?", t) for t in targets.split()) if m}
+    return f"{capability[0]}{capability[1]}" in built
+
+
+@functools.lru_cache(maxsize=None)
+def _gpu_targets() -> str:
+    return _core.cuda_targets()
+
+
+def _has_gpu_kernels(device: Any) -> bool:
+    """Whether `device` (a CUDA torch.device) can run the library's kernels. The others (an A100, an
+    RTX 4090, any GPU in a build without CUDA) fail with "no kernel image" or NotImplementedError:
+    their tensors go through the host, as linear's and matmul's do when no backend runs there."""
+    import torch
+
+    return _kernels_for(torch.cuda.get_device_capability(device), _gpu_targets())
 
 
 def _up(v: int, m: int) -> int:
@@ -130,9 +213,13 @@ def quantize(
     A CUDA tensor with the comfy-cuda recipe is quantized on its GPU (the CUDA kernel, whatever
     ``device`` says: its bits are the CPU emulation's) into tensors torch allocates there, on the
     current stream; a ``dynamic``/``f32`` global scale waits for that stream (the scale is a Python
-    float). The eager recipes are CPU emulations: their CUDA input is copied to the host and back.
+    float). The eager recipes are CPU emulations: their CUDA input is copied to the host and back, as
+    is any CUDA input on a GPU the library has no kernels for (the CPU emulation's bits are the same).
     """
-    if is_cuda(x) and recipe in ("comfy-cuda", "cuda"):
+    for v, name in ((recipe, "recipe"), (nibbles, "nibbles"), (scale_layout, "scale_layout"), (device, "device")):
+        _str(v, name)
+    pad = bool(pad)
+    if is_cuda(x) and recipe in ("comfy-cuda", "cuda") and _has_gpu_kernels(x.device):
         return _quantize_device(x, global_scale, nibbles, scale_layout, pad)
     xh, origin = to_host(x, "x")
     s = _core.global_scale(xh, global_scale) if isinstance(global_scale, str) else scalar_f32(global_scale, "global_scale")
@@ -168,21 +255,24 @@ def dequantize(q: NVFP4Tensor, recipe: str = "comfy-cuda") -> Any:
 
     CUDA tensors with the comfy-cuda recipe and swizzled scales are dequantized on their GPU, on the
     current stream (rows or columns not multiples of 16: the [rows][cols] result is a copy made on
-    the GPU); comfy-eager or linear scales go through the host.
+    the GPU); comfy-eager, linear scales or a GPU the library has no kernels for go through the host.
     """
-    if is_cuda(q.data) and recipe in ("comfy-cuda", "cuda") and _swizzled(q.scale_layout):
+    _str(recipe, "recipe")
+    s = scalar_f32(q.global_scale, "global_scale")
+    if (is_cuda(q.data) and recipe in ("comfy-cuda", "cuda") and _swizzled(q.scale_layout)
+            and _has_gpu_kernels(q.data.device)):
         import torch
 
         dev = q.data.device
         rows, cols = (int(v) for v in q.shape)
         out = torch.empty((_up(rows, 16), _up(cols, 16)), dtype=torch.bfloat16, device=dev)
         _core.dequantize_device(on_device(q.data, dev, "data"), on_device(q.scales, dev, "scales"), rows, cols,
-                                q.global_scale, q.nibbles, out, cuda_stream(dev))
+                                s, q.nibbles, out, cuda_stream(dev))
         return out if tuple(out.shape) == (rows, cols) else out[:rows, :cols].contiguous()
     data, origin = to_host(q.data, "data")
     scales, _ = to_host(q.scales, "scales")
     rows, cols = (int(v) for v in q.shape)
-    out = _core.dequantize(data, scales, rows, cols, q.global_scale, q.nibbles, q.scale_layout, recipe)
+    out = _core.dequantize(data, scales, rows, cols, s, q.nibbles, q.scale_layout, recipe)
     return from_host(np.ascontiguousarray(out[:rows, :cols]), origin, bf16=True)
 
 
@@ -195,7 +285,7 @@ def resolve_backend(backend: str = "auto", contract: str = "sequential") -> str:
     """The backend a name runs on here. ``auto``: the fastest exact GPU kernel of this machine that runs
     ``contract`` (sm90 runs the sequential contract only; the other kernels every one), else
     ``cpu-oracle``. Raises ValueError for an unknown name."""
-    return _core.resolve_backend(backend, contract)
+    return _core.resolve_backend(_str(backend, "backend"), _str(contract, "contract"))
 
 
 def _result(out: np.ndarray, raw: Optional[np.ndarray], lead: tuple, origin, return_raw: bool) -> Any:
@@ -230,7 +320,11 @@ def matmul(
     scales, N, nibbles, backend), like ``linear``'s weight: on its GPU when W is a CUDA tensor (nothing
     through the host), on the host when it is a CPU array. A global scale or alpha given as a CUDA
     tensor is read to the host (4 bytes each, waiting for the stream; see ``host_copies``). Other
-    backends (gpu-model, cpu-oracle) take CUDA inputs through the host."""
+    backends (gpu-model, cpu-oracle), and a GPU the library has no kernels for, take CUDA inputs
+    through the host. Under ``torch.inference_mode()`` see ``linear`` on the prepared weight."""
+    _str(backend, "backend")
+    _str(contract, "contract")
+    return_raw = bool(return_raw)
     if a.nibbles != w.nibbles:
         raise ValueError(f"a has {a.nibbles} nibbles, w has {w.nibbles}: convert one first")
     for name, t in (("a", a), ("w", w)):
@@ -240,14 +334,16 @@ def matmul(
         raise ValueError(f"K mismatch: a is {tuple(a.shape)}, w is {tuple(w.shape)}")
     if is_cuda(a.data):
         name = resolve_backend(backend, contract)
-        if name in _DEVICE_BACKENDS:
+        if name in _DEVICE_BACKENDS and _has_gpu_kernels(a.data.device):
             return _matmul_device(a, w, alpha, bias, name, return_raw, contract)
     ad, origin = to_host(a.data, "a.data")
     asf, _ = to_host(a.scales, "a.scales")
     wd, _ = to_host(w.data, "w.data")
     wsf, _ = to_host(w.scales, "w.scales")
     b = None if bias is None else to_host(bias, "bias")[0]
-    al = float(np.float32(a.global_scale) * np.float32(w.global_scale)) if alpha is None else scalar_f32(alpha, "alpha")
+    al = (float(np.float32(scalar_f32(a.global_scale, "a.global_scale")) *
+                np.float32(scalar_f32(w.global_scale, "w.global_scale")))
+          if alpha is None else scalar_f32(alpha, "alpha"))
     out, raw = _core.gemm(ad, asf, wd, wsf, int(a.shape[0]), int(w.shape[0]), int(a.shape[1]), al, b, a.nibbles,
                           backend, contract, return_raw)
     return _result(out, raw, (int(a.shape[0]),), origin, return_raw)
@@ -297,11 +393,29 @@ def linear(
     its GPU by the library's prepack kernel (that first call waits for the stream once; nothing goes
     through the host), a CPU weight on the host and uploaded. An input_scale or weight_scale_2 given
     as a CUDA tensor is read to the host (4 bytes, waiting for the stream). Other backends (gpu-model,
-    cpu-oracle) take CUDA inputs through the host.
+    cpu-oracle), and a GPU the library has no kernels for, take CUDA inputs through the host.
+    Tensors made under ``torch.inference_mode()`` (ComfyUI loads and runs models so) have no version
+    counter: their prepared weight is keyed without it, so an in-place update of such a weight
+    (or of its weight_scale / weight_scale_2 tensors) is not seen; pass a new tensor instead.
+
+    An empty batch (x of shape [..., 0, ..., K]) gives an empty [..., N] result (and raw) without
+    running anything.
     """
+    _str(backend, "backend")
+    _str(contract, "contract")
+    return_raw = bool(return_raw)
+    out_features = None if out_features is None else _int(out_features, "out_features")
+    ws, wss = _shape_of(weight), _shape_of(weight_scale)
+    if len(ws) == 2:  # the library sees weight_scale's bytes only (see NVFP4Tensor)
+        cp = _up(ws[1] // 8, 4)  # a row of K16/2 code bytes has K16/16 scales
+        if len(wss) > 2 or (len(wss) == 2 and wss[1] != cp):
+            raise ValueError(f"weight_scale is {list(wss)}, the swizzled scales of a weight of {ws[1]} bytes per row "
+                             f"are [roundup(N,128)][{cp}] (or flat)")
+    if 0 in _shape_of(x)[:-1]:
+        return _empty_linear(x, weight, bias, out_features, return_raw)
     if is_cuda(x):
         name = resolve_backend(backend, contract)
-        if name in _DEVICE_BACKENDS and (input_scale is None or name == "sm90"):
+        if name in _DEVICE_BACKENDS and (input_scale is None or name == "sm90") and _has_gpu_kernels(x.device):
             return _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, name, out_features,
                                   return_raw, contract)
     xh, origin = to_host(x, "x")
@@ -318,17 +432,37 @@ def linear(
     return _result(out, raw, lead, origin, return_raw)
 
 
+def _empty_linear(x, weight, bias, out_features, return_raw):
+    # The library takes no empty matrix; the result's shape alone is checked and made, in x's kind.
+    ws = _shape_of(weight)
+    if len(ws) != 2:
+        raise ValueError(f"weight must be 2-D, got {len(ws)}-D")
+    bias_len = None if bias is None else int(np.prod(_shape_of(bias)))
+    shape = (*_shape_of(x)[:-1], int(_core.out_features(ws[0], bias_len, out_features)))
+    if is_torch(x):
+        import torch
+
+        out = torch.empty(shape, dtype=torch.bfloat16, device=x.device)
+        raw = torch.empty(shape, dtype=torch.float32, device=x.device)
+    else:
+        out, raw = np.empty(shape, np.uint16), np.empty(shape, np.float32)
+    return (out, raw) if return_raw else out
+
+
 # Backends with a device-pointer path in the library (nvfp4::linear_gpu_device).
 _DEVICE_BACKENDS = ("sm90", "sm120p-native", "sm120p-emulated", "sm120-native", "sm120-emulated")
 
 # Prepacked weights: id(weight tensor) -> (key, _core.PreparedWeight). An entry is dropped when its
 # weight tensor is collected; a key that differs (an in-place update bumps the tensor's _version, a
-# new weight_scale or weight_scale_2 tensor, another N or backend) prepares again.
+# new weight_scale or weight_scale_2 tensor, another N or backend) prepares again. An inference
+# tensor has no _version (reading it raises): its key has none, so its in-place updates go unseen.
 _prepared: dict = {}
 
 
 def _identity(t: Any) -> tuple:
     if is_torch(t):
+        if t.is_inference():
+            return ("torch", id(t), t.data_ptr())
         return ("torch", id(t), t.data_ptr(), t._version)
     return ("value", float(np.float32(np.asarray(t).reshape(-1)[0]))) if np.asarray(t).size == 1 else ("array", id(t))
 

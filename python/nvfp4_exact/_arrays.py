@@ -50,7 +50,7 @@ def _numpy_view(a: np.ndarray) -> np.ndarray:
 
 
 def to_host(a: Any, name: str) -> tuple[Any, Origin]:
-    """A C-contiguous host array holding `a`'s values (no copy where none is needed)."""
+    """A C-contiguous, native-order host array holding `a`'s values (no copy where none is needed)."""
     if is_torch(a):
         import torch
 
@@ -67,7 +67,13 @@ def to_host(a: Any, name: str) -> tuple[Any, Origin]:
             a = np.asarray(a)
         except Exception as e:  # noqa: BLE001 - re-raised with the argument's name
             raise ValueError(f"{name}: not an array numpy can read ({e})") from None
-    return np.ascontiguousarray(_numpy_view(a)), Origin()
+    a = _numpy_view(a)
+    # The compiled module reads native-order numbers only, and says otherwise in a multi-line TypeError.
+    if a.dtype.kind not in "biufc":
+        raise TypeError(f"{name} must be a numeric array, got dtype {a.dtype}")
+    if not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
+    return np.ascontiguousarray(a), Origin()
 
 
 def from_host(a: np.ndarray, origin: Origin, bf16: bool = False) -> Any:
@@ -87,6 +93,8 @@ def from_host(a: np.ndarray, origin: Origin, bf16: bool = False) -> Any:
 def scalar_f32(v: Any, name: str) -> float:
     """One float32 value (a Python number, a one-element array or tensor), as a Python float that
     holds it exactly."""
+    if v is None:  # numpy would read it as NaN, which the library then calls a bad scale
+        raise ValueError(f"{name} is missing (None)")
     if is_torch(v):
         if v.numel() != 1:
             raise ValueError(f"{name} must hold one value, got {v.numel()}")
@@ -96,7 +104,10 @@ def scalar_f32(v: Any, name: str) -> float:
     a = np.asarray(v)
     if a.size != 1:
         raise ValueError(f"{name} must hold one value, got {a.size}")
-    return float(np.float32(a.reshape(-1)[0]))
+    try:
+        return float(np.float32(a.reshape(-1)[0]))
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, got {type(v).__name__}") from None
 
 
 
@@ -119,7 +130,9 @@ def on_device(t: Any, device: Any, name: str) -> Any:
     import torch
 
     if not is_torch(t):
-        t = torch.from_numpy(np.ascontiguousarray(_numpy_view(np.asarray(t))))
+        t = to_host(t, name)[0]
+        # torch.from_numpy warns on a read-only array; the upload below copies it anyway.
+        t = torch.from_numpy(t if t.flags.writeable else t.copy())
     t = t.detach()
     if t.dtype == getattr(torch, "float8_e4m3fn", None):
         t = t.view(torch.uint8)

@@ -52,9 +52,10 @@ T take(Result<T> r) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Arrays. Inputs: any C-contiguous host array; dtypes are checked here so the message names the
-// argument. Outputs: numpy arrays owning a moved std::vector.
-using HostArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
+// Arrays. Inputs: any C-contiguous host array, read-only ones too (np.load(mmap_mode='r'),
+// np.frombuffer); dtypes are checked here so the message names the argument. Outputs: numpy arrays
+// owning a moved std::vector.
+using HostArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
 using CudaArray = nb::ndarray<nb::device::cuda, nb::c_contig>;
 
 template <typename A>
@@ -505,6 +506,13 @@ void py_dequantize_device(const CudaArray& data, const CudaArray& scales, int64_
   check(st);
 }
 
+// The GPU architectures the library has machine code for ("sm_90a sm_120a sm_121a"); empty in a
+// build without CUDA.
+std::string py_cuda_targets() {
+  const CudaInfo info = cuda_info();
+  return info.built_with_cuda ? info.built_targets : std::string();
+}
+
 std::vector<std::string> py_available_backends() {
   std::vector<std::string> out;
   for (GpuGemmKernel k : available_gpu_kernels()) out.emplace_back(to_string(k));
@@ -617,6 +625,8 @@ NB_MODULE(_core, m) {
   m.def("dequantize_device", &py_dequantize_device, nb::arg("data"), nb::arg("scales"), nb::arg("rows"), nb::arg("cols"),
         nb::arg("global_scale"), nb::arg("nibbles"), nb::arg("out"), nb::arg("stream"),
         "comfy-cuda dequantization (swizzled scales) of CUDA arrays into out bf16 [R16][C16], on `stream`");
+  m.def("cuda_targets", &py_cuda_targets,
+        "the GPU architectures the kernels are built for (machine code, no PTX); empty without CUDA");
   m.def("available_backends", &py_available_backends, "GEMM backends of this machine, fastest first");
   m.def("resolve_backend", &py_resolve_backend, nb::arg("backend"), nb::arg("contract"),
         "the backend a name stands for here ('auto' resolved), checked");

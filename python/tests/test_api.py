@@ -1,6 +1,7 @@
 """The Python API against the library's own results: the CLI's bytes and reports, the oracle."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -239,6 +240,106 @@ def test_bad_input_raises_value_error():
         with pytest.raises(e) as info:
             nx.validate(rows=0)
         assert "\n" not in str(info.value)
+
+
+def test_shapes_are_checked_not_only_byte_counts():
+    """A [64][32] matrix labelled (32, 64) has as many bytes (data and swizzled scales): refused,
+    in one line, instead of decoding garbage."""
+    q = nx.quantize(random_bf16((64, 32), seed=90))
+    for bad in [lambda: nx.NVFP4Tensor(q.data, q.scales, q.global_scale, (32, 64)),
+                lambda: nx.NVFP4Tensor(q.data.reshape(-1), q.scales, q.global_scale, (64, 32)),
+                lambda: nx.NVFP4Tensor(q.data, q.scales.reshape(256, 2), q.global_scale, (64, 32)),
+                lambda: nx.NVFP4Tensor(q.data, q.scales, q.global_scale, (64, 32, 1)),
+                lambda: nx.linear(random_bf16((4, 32)), q.data, q.scales.reshape(256, 2), q.global_scale)]:
+        with pytest.raises(ValueError) as info:
+            bad()
+        assert "\n" not in str(info.value)
+    # Flat scales (the layout's bytes in one dimension) are the same tensor.
+    flat = nx.NVFP4Tensor(q.data, q.scales.reshape(-1), q.global_scale, (64, 32))
+    assert np.array_equal(nx.dequantize(flat), nx.dequantize(q))
+    lin = nx.quantize(random_bf16((40, 72), seed=91), scale_layout="linear", pad=True)
+    assert lin.scales.shape == (48, 5)
+    with pytest.raises(ValueError, match=r"linear scales .* are \[48\]\[5\]"):
+        nx.NVFP4Tensor(lin.data, lin.scales.reshape(5, 48), lin.global_scale, (40, 72), scale_layout="linear")
+
+
+def test_read_only_and_big_endian_inputs(tmp_path):
+    """np.load(mmap_mode='r'), np.frombuffer and big-endian arrays are read as they are."""
+    x = random_bf16((32, 96), seed=92)
+    w, ws, s_w = _checkpoint_layer(48, 96, seed=93)
+    want_q = nx.quantize(x)
+    want_y = nx.linear(x, w, ws, s_w)
+    for name, a in (("x", x), ("w", w), ("ws", ws)):
+        np.save(tmp_path / f"{name}.npy", a)
+    ro = {name: np.load(tmp_path / f"{name}.npy", mmap_mode="r") for name in ("x", "w", "ws")}
+    x_buf = np.frombuffer(x.tobytes(), dtype=np.uint16).reshape(x.shape)
+    for xi in (ro["x"], x_buf, x.astype(">u2")):
+        q = nx.quantize(xi)
+        assert np.array_equal(q.data, want_q.data) and np.array_equal(q.scales, want_q.scales)
+        assert nx.global_scale(xi) == want_q.global_scale
+        assert np.array_equal(nx.linear(xi, ro["w"], ro["ws"], np.array(s_w, ">f4")), want_y)
+    q_ro = nx.NVFP4Tensor(ro["w"], ro["ws"], float(s_w), (48, 96))
+    assert np.array_equal(nx.dequantize(q_ro), nx.dequantize(nx.NVFP4Tensor(w, ws, float(s_w), (48, 96))))
+    assert np.array_equal(nx.matmul(nx.quantize(x_buf, pad=True), q_ro), nx.matmul(want_q, q_ro))
+
+
+def test_wrong_argument_types_name_the_argument():
+    x = random_bf16((32, 64))
+    w, ws, s_w = _checkpoint_layer(32, 64, seed=94)
+    for call, err, name in [(lambda: nx.linear(x, w, ws, s_w, out_features=32.0), TypeError, "out_features"),
+                            (lambda: nx.linear(x, w, ws, s_w, backend=None), TypeError, "backend"),
+                            (lambda: nx.linear(x, w, ws, s_w, contract=1), TypeError, "contract"),
+                            (lambda: nx.linear(x, w, ws, "half"), TypeError, "weight_scale_2"),
+                            (lambda: nx.linear(x, w, ws, None), ValueError, "weight_scale_2 is missing"),
+                            (lambda: nx.quantize(x, recipe=None), TypeError, "recipe"),
+                            (lambda: nx.quantize(np.array([["a"]])), TypeError, "x must be a numeric array"),
+                            (lambda: nx.global_scale(x, mode=2), TypeError, "mode"),
+                            (lambda: nx.NVFP4Tensor(w, ws, s_w, (32, 64), nibbles="middle"), ValueError, "nibble"),
+                            (lambda: nx.NVFP4Tensor(w, ws, s_w, (32.0, 64)), ValueError, "shape")]:
+        with pytest.raises(err, match=name) as info:
+            call()
+        assert "\n" not in str(info.value), name
+    # Integers and flags of other Python types are what they say.
+    assert np.array_equal(nx.linear(x, w, ws, s_w, out_features=np.int64(32), return_raw=0), nx.linear(x, w, ws, s_w))
+    assert np.array_equal(nx.quantize(x, pad=1).data, nx.quantize(x).data)
+
+
+def test_nibble_order_aliases_are_the_canonical_orders():
+    x = random_bf16((32, 64), seed=95)
+    q = nx.quantize(x, nibbles="comfy", scale_layout="128x4")
+    assert (q.nibbles, q.scale_layout) == ("hi_first", "swizzled128x4")
+    w = nx.quantize(random_bf16((16, 64), seed=96, scale=0.05))
+    want = nx.matmul(nx.quantize(x), w)
+    assert np.array_equal(nx.matmul(q, w), want)  # "comfy" and "hi_first" are one order
+    lo = nx.quantize(x, nibbles="ptx")
+    assert lo.nibbles == "lo_first"
+    w_lo = nx.NVFP4Tensor(((w.data << 4) | (w.data >> 4)).astype(np.uint8), w.scales, w.global_scale, w.shape, "cutlass")
+    assert w_lo.nibbles == "lo_first" and np.array_equal(nx.matmul(lo, w_lo), want)
+
+
+@pytest.mark.parametrize("lead", [(0,), (2, 0), (0, 3)])
+def test_linear_on_an_empty_batch(lead):
+    k = 64
+    w, ws, s_w = _checkpoint_layer(24, k, seed=97)  # 32 weight rows
+    x = np.zeros((*lead, k), np.uint16)
+    y = nx.linear(x, w, ws, s_w)
+    assert y.shape == (*lead, 32) and y.dtype == np.uint16
+    y, raw = nx.linear(x, w, ws, s_w, bias=random_bf16((24,)), return_raw=True)
+    assert y.shape == raw.shape == (*lead, 24) and raw.dtype == np.float32
+    assert nx.linear(x, w, ws, s_w, out_features=20).shape == (*lead, 20)
+    with pytest.raises(ValueError, match="out_features 8 does not fit"):
+        nx.linear(x, w, ws, s_w, out_features=8)
+
+
+def test_gpu_kernels_are_detected_from_the_build_targets():
+    """CUDA tensors go through the host on a GPU the library has no machine code for (the rule;
+    test_torch.py runs the host path on a GPU)."""
+    built = "sm_90a sm_120a sm_121a"
+    assert nx._kernels_for((9, 0), built) and nx._kernels_for((12, 0), built) and nx._kernels_for((12, 1), built)
+    assert not any(nx._kernels_for(cc, built) for cc in [(8, 0), (8, 9), (10, 0), (9, 1), (12, 2)])
+    assert not nx._kernels_for((9, 0), "")  # a build without CUDA
+    # This build's own list is in the form the rule reads (empty without CUDA).
+    assert all(re.fullmatch(r"sm_\d+[a-z]?", t) for t in nx._core.cuda_targets().split()), nx._core.cuda_targets()
 
 
 def test_missing_file_raises_os_error(tmp_path):

@@ -103,3 +103,103 @@ def test_cuda_linear_zero_copy_on_the_current_stream(n):
     key = id(w_t)
     del w_t
     assert key not in nx._prepared
+
+
+def _reset_host_copies():
+    for k in nx.host_copies:
+        nx.host_copies[k] = 0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_linear_on_an_empty_batch(device):
+    wq = nx.quantize(random_bf16((48, 160), seed=6, scale=0.05), pad=True)
+    w_t = torch.from_numpy(wq.data).to(device)
+    ws_t = torch.from_numpy(wq.scales).view(torch.float8_e4m3fn).to(device)
+    x_t = torch.zeros((2, 0, 160), dtype=torch.bfloat16, device=device)
+    y, raw = nx.linear(x_t, w_t, ws_t, wq.global_scale, return_raw=True)
+    assert tuple(y.shape) == tuple(raw.shape) == (2, 0, 48)
+    assert y.dtype == torch.bfloat16 and raw.dtype == torch.float32 and y.device.type == device
+
+
+def test_prepared_weight_key_of_an_inference_tensor():
+    """ComfyUI loads weights under torch.inference_mode(): such tensors have no version counter
+    (reading _version raises), so their cache key goes without it; other tensors keep it."""
+    with torch.inference_mode():
+        w = torch.zeros(16, 8, dtype=torch.uint8)
+    assert nx._identity(w) == nx._identity(w)
+    v = torch.zeros(16, 8, dtype=torch.uint8)
+    before = nx._identity(v)
+    v.add_(1)
+    assert nx._identity(v) != before
+
+
+@needs_cuda
+def test_cuda_linear_and_matmul_under_inference_mode():
+    """The device paths on inference tensors (all of ComfyUI's), the oracle's bits, the weight
+    prepared once."""
+    backend = nx.resolve_backend("auto")
+    if backend not in nx._DEVICE_BACKENDS:
+        pytest.skip(f"auto is {backend} here, which has no device path")
+    x = random_bf16((37, 200), seed=73)
+    wq = nx.quantize(random_bf16((48, 200), seed=74, scale=0.05), pad=True)
+    w_np = nx.NVFP4Tensor(wq.data, wq.scales, wq.global_scale, (48, 200))
+    want = nx.linear(x, wq.data, wq.scales, wq.global_scale, backend="cpu-oracle")
+    want_mm = nx.matmul(nx.quantize(x, pad=True), w_np, backend="cpu-oracle")
+    with torch.inference_mode():
+        x_t = as_torch_bf16(x, "cuda")
+        w_t = torch.from_numpy(wq.data).cuda()
+        ws_t = torch.from_numpy(wq.scales).view(torch.float8_e4m3fn).cuda()
+        s_t = torch.tensor(wq.global_scale, dtype=torch.float32, device="cuda")
+        assert w_t.is_inference()
+        for _ in range(2):  # the second call finds the prepared weight
+            got = nx.linear(x_t, w_t, ws_t, s_t)
+        assert id(w_t) in nx._prepared
+        got_mm = nx.matmul(nx.quantize(x_t, pad=True), nx.NVFP4Tensor(w_t, ws_t, wq.global_scale, (48, 200)))
+        torch.cuda.synchronize()
+    assert got.device.type == "cuda" and np.array_equal(bits(got), want)
+    assert got_mm.device.type == "cuda" and np.array_equal(bits(got_mm), want_mm)
+
+
+@needs_cuda
+def test_cuda_tensors_on_a_gpu_without_kernels_go_through_the_host(monkeypatch):
+    """An A100 or RTX 4090 (no machine code in the build) or a build without CUDA: quantize,
+    dequantize, global_scale, linear and matmul take CUDA tensors through the host, counted, with
+    the same bits, the results back on the GPU."""
+    monkeypatch.setattr(nx, "_has_gpu_kernels", lambda device: False)
+    x = random_bf16((40, 72), seed=8)
+    x_t = as_torch_bf16(x, "cuda")
+    q_np = nx.quantize(x, pad=True)
+    _reset_host_copies()
+    q = nx.quantize(x_t, pad=True)
+    assert nx.host_copies == {"to_host": 1, "from_host": 2, "scalars": 0}, nx.host_copies
+    assert q.data.device.type == "cuda" and q.global_scale == q_np.global_scale
+    assert np.array_equal(bits(q.data), q_np.data) and np.array_equal(bits(q.scales), q_np.scales)
+    _reset_host_copies()
+    d = nx.dequantize(q)
+    assert nx.host_copies == {"to_host": 2, "from_host": 1, "scalars": 0}, nx.host_copies
+    assert d.device.type == "cuda" and np.array_equal(bits(d), nx.dequantize(q_np))
+    _reset_host_copies()
+    assert nx.global_scale(x_t) == nx.global_scale(x) and nx.host_copies["to_host"] == 1
+    wq = nx.quantize(random_bf16((48, 72), seed=9, scale=0.05), pad=True)
+    w_t = torch.from_numpy(wq.data).cuda()
+    got = nx.linear(x_t, w_t, torch.from_numpy(wq.scales).cuda(), wq.global_scale)
+    assert id(w_t) not in nx._prepared  # the host path prepares nothing
+    assert np.array_equal(bits(got), nx.linear(x, wq.data, wq.scales, wq.global_scale))
+
+
+@needs_cuda
+def test_host_matmul_reads_cuda_global_scales():
+    """matmul through the host (cpu-oracle) with the global scales as CUDA tensors, as comfy-kitchen
+    holds them: read as one value each, like the device path."""
+    a = nx.quantize(random_bf16((16, 64), seed=10), pad=True)
+    w = nx.quantize(random_bf16((32, 64), seed=11, scale=0.05), pad=True)
+    want = nx.matmul(a, w, backend="cpu-oracle")
+
+    def cuda_q(q):
+        return nx.NVFP4Tensor(torch.from_numpy(q.data).cuda(), torch.from_numpy(q.scales).cuda(),
+                              torch.tensor(q.global_scale, dtype=torch.float32, device="cuda"), q.shape)
+
+    _reset_host_copies()
+    got = nx.matmul(cuda_q(a), cuda_q(w), backend="cpu-oracle")
+    assert got.device.type == "cuda" and np.array_equal(bits(got), want)
+    assert nx.host_copies["scalars"] == 2, nx.host_copies
