@@ -268,6 +268,12 @@ TEST(Checkpoint, QuantizeCheckpointEqualsTheLibraryQuantizer) {
   EXPECT_EQ(run("quantize-checkpoint " + src + " " + none + " --layers '('").code, 2);
   EXPECT_EQ(run("quantize-checkpoint " + src + " " + none + " --layers nomatch --quiet").code, 2);
   EXPECT_EQ(run("quantize-checkpoint " + src).code, 2);
+  // --threads is an int: a value that would wrap (4294967295 to -1) is refused like -1.
+  for (const char* t : {"-1", "1025", "4294967295"}) {
+    auto rt = run("quantize-checkpoint " + src + " " + none + " --quiet --threads " + t);
+    EXPECT_EQ(rt.code, 2) << t << ": " << rt.out;
+    EXPECT_NE(rt.out.find("--threads must be in 0..1024"), std::string::npos) << t << ": " << rt.out;
+  }
   auto full = read_file(src);
   const std::string cut = tmp("cut.safetensors");
   ASSERT_TRUE(write_file(cut, full->data(), full->size() - 3).is_ok());
@@ -398,6 +404,34 @@ TEST(Checkpoint, ValidateARealLayer) {
     EXPECT_EQ(rb.code, 2) << bad << ": " << rb.out;
     EXPECT_EQ(std::count(rb.out.begin(), rb.out.end(), '\n'), 1) << bad << ": " << rb.out;
   }
+}
+
+// A checkpoint layer's K is known only once the file is read: GPU sides with a contract are checked
+// against it then (they were refused with "GEMM K must be positive"), and its footprint is checked
+// before the outputs are allocated.
+TEST(Checkpoint, ValidateChecksAGpuContractAndTheFootprintOnTheLayersShape) {
+  const std::string path = tmp("contract.safetensors");
+  ASSERT_TRUE(write_blobs(path, nvfp4_layer("blk.mlp", 64, 160, 9)).is_ok());  // K = 160: three k64 chunks
+  const std::string base = "validate --checkpoint " + path + " --layer blk.mlp --rows 8 --quiet --out " + tmp("val_contract");
+  const bool gpu = !available_gpu_kernels().empty();
+  for (const char* sides : {"--candidate sm90 --contract sequential", "--candidate sm120-emulated@split_k:2",
+                            "--candidate cpu-oracle --reference gpu-model@sequential"}) {
+    auto r = run(base + " " + sides);
+    EXPECT_TRUE(r.code == 0 || (r.code == 3 && std::count(r.out.begin(), r.out.end(), '\n') == 1)) << sides << ": " << r.out;
+    if (!gpu) EXPECT_EQ(r.code, 3) << sides << ": " << r.out;
+    EXPECT_EQ(r.out.find("must be positive"), std::string::npos) << sides << ": " << r.out;
+  }
+  // More slices than chunks is still bad input where the kernel can run (without a GPU the device
+  // check answers first).
+  auto many = run(base + " --candidate gpu-model@split_k:4");
+  EXPECT_EQ(many.code, gpu ? 2 : 3) << many.out;
+  // The file fits a 1 MiB ceiling; the layer at 1000 rows with its three outputs (~1.6 MiB) does not.
+  auto big = run("validate --checkpoint " + path + " --layer blk.mlp --rows 1000 --candidate cpu-oracle --quiet --out " +
+                     tmp("val_big"),
+                 "NVFP4_MEMORY_LIMIT=1M ");
+  EXPECT_EQ(big.code, 3) << big.out;
+  EXPECT_EQ(std::count(big.out.begin(), big.out.end(), '\n'), 1) << big.out;
+  EXPECT_NE(big.out.find("validate blk.mlp (1000x64x160) needs"), std::string::npos) << big.out;
 }
 
 // validate --checkpoint on a layer with an input_scale: the streaming backends quantize x themselves

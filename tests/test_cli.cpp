@@ -203,3 +203,133 @@ TEST(Cli, ValidateRunsContractsOnGpuBackendsAndRefusesBadOnes) {
     EXPECT_NE(fc2.out.find("EQUAL"), std::string::npos) << fc2.out;
   }
 }
+
+namespace {
+long lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+}  // namespace
+
+// No command takes a word it does not expect: a stray one is refused, naming it, not ignored
+// (validate ran every linear on "-h", and "--linear fc2 fc1" validated fc2 alone). -h is --help.
+TEST(Cli, StrayArgumentsAreRefusedAndDashHIsHelp) {
+  for (const char* cmd : {"version", "quantize", "validate", "explain", "probe-cublaslt", "bench", "inspect",
+                          "quantize-checkpoint"}) {
+    auto h = run(std::string(cmd) + " -h");
+    EXPECT_EQ(h.code, 0) << cmd << ": " << h.out;
+    EXPECT_EQ(h.out.rfind(std::string("usage: nvfp4 ") + cmd + " ", 0), 0u) << cmd << ": " << h.out;
+  }
+  for (const char* cmd : {"version stray", "quantize stray", "validate stray", "explain stray", "probe-cublaslt stray",
+                          "bench stray", "inspect a.safetensors stray", "quantize-checkpoint a b stray"}) {
+    auto r = run(cmd);
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.out;
+    EXPECT_EQ(lines(r.out), 1) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("unexpected argument 'stray'"), std::string::npos) << cmd << ": " << r.out;
+  }
+  std::vector<uint16_t> x(32 * 32, 0x3f80);
+  const std::string in = tmp("stray_x.npy");
+  ASSERT_TRUE(write_npy(in, "u2", {32, 32}, x.data(), x.size() * 2).is_ok());
+  std::filesystem::remove(tmp("stray_q") + ".json");
+  auto pad = run("quantize --input " + in + " --out " + tmp("stray_q") + " -pad");
+  EXPECT_EQ(pad.code, 2) << pad.out;
+  EXPECT_NE(pad.out.find("'-pad'"), std::string::npos) << pad.out;
+  EXPECT_FALSE(std::filesystem::exists(tmp("stray_q") + ".json"));
+  auto two = run("validate --shapes a:16:64 b:16:64 --rows 4 --candidate cpu-oracle --quiet --out " + tmp("stray_v"));
+  EXPECT_EQ(two.code, 2) << two.out;
+  EXPECT_NE(two.out.find("'b:16:64'"), std::string::npos) << two.out;
+  std::filesystem::remove_all(tmp("stray_vh"));
+  auto vh = run("validate -h --shapes a:16:64 --rows 4 --candidate cpu-oracle --quiet --out " + tmp("stray_vh"));
+  EXPECT_EQ(vh.code, 0) << vh.out;
+  EXPECT_NE(vh.out.find("usage: nvfp4 validate"), std::string::npos) << vh.out;
+  EXPECT_FALSE(std::filesystem::exists(tmp("stray_vh")));
+}
+
+// An empty output path (an unset shell variable) would write "/<linear>.json" or a hidden
+// ".data.npy": refused before anything runs.
+TEST(Cli, EmptyOutputPathsAreRefused) {
+  std::vector<uint16_t> x(32 * 32, 0x3f80);
+  const std::string in = tmp("empty_x.npy");
+  ASSERT_TRUE(write_npy(in, "u2", {32, 32}, x.data(), x.size() * 2).is_ok());
+  for (const std::string& cmd : std::vector<std::string>{
+           "validate --shapes t:16:64 --rows 4 --candidate cpu-oracle --quiet --out ''", "quantize --input " + in + " --out ''",
+           "bench --no-quantizer --out ''", "probe-cublaslt --out ''",
+           "explain --linear t:16:64 --rows 4 --plant sequential --splits 2 --grains 64 --save-reference ''"}) {
+    auto r = run(cmd);
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.out;
+    EXPECT_EQ(lines(r.out), 1) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("needs a non-empty path"), std::string::npos) << cmd << ": " << r.out;
+  }
+}
+
+// Integers are decimal: a leading zero is not octal, and hex is refused rather than read.
+TEST(Cli, IntegerOptionsAreDecimal) {
+  const std::string dir = tmp("dec");
+  auto r = run("validate --shapes t:16:64 --rows 010 --candidate cpu-oracle --quiet --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = Json::parse(read_text(dir + "/summary.json").value());
+  ASSERT_TRUE(j.is_ok());
+  EXPECT_EQ((*j)["results"].items().at(0)["mnk"].items()[0].as_int(), 10);
+  for (const char* bad : {"0x10", "1e3", " 16", "16 ", ""}) {
+    auto h = run(std::string("validate --shapes t:16:64 --candidate cpu-oracle --quiet --out ") + tmp("dec2") + " --rows '" + bad + "'");
+    EXPECT_EQ(h.code, 2) << bad << ": " << h.out;
+    EXPECT_NE(h.out.find("--rows expects a decimal integer"), std::string::npos) << bad << ": " << h.out;
+  }
+}
+
+// All of quantize's outputs appear, or none: one that cannot be written (a directory in the way of
+// PREFIX.json) leaves no PREFIX.data.npy or PREFIX.scales.npy behind.
+TEST(Cli, QuantizeWritesAllOutputsOrNone) {
+  std::vector<uint16_t> x(32 * 32, 0x3f80);
+  const std::string in = tmp("all_x.npy"), out = tmp("all_q");
+  ASSERT_TRUE(write_npy(in, "u2", {32, 32}, x.data(), x.size() * 2).is_ok());
+  for (const char* ext : {".data.npy", ".scales.npy", ".json"}) std::filesystem::remove_all(out + ext);
+  std::filesystem::create_directories(out + ".json");
+  auto r = run("quantize --input " + in + " --out " + out);
+  EXPECT_EQ(r.code, 4) << r.out;
+  EXPECT_EQ(lines(r.out), 1) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out + ".data.npy"));
+  EXPECT_FALSE(std::filesystem::exists(out + ".scales.npy"));
+  std::filesystem::remove(out + ".json");
+  auto ok = run("quantize --input " + in + " --out " + out);
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  for (const char* ext : {".data.npy", ".scales.npy", ".json"}) EXPECT_TRUE(std::filesystem::exists(out + ext)) << ext;
+}
+
+// Shapes read from files get the memory estimate the synthetic ones get before anything runs
+// (without it, the outputs' allocation failed: "out of memory", exit 4).
+TEST(Cli, ValidateChecksTheFootprintOfInputsFromFiles) {
+  const std::string dir = tmp("fp_inputs");
+  std::filesystem::create_directories(dir);
+  std::vector<uint16_t> x(20 * 256, 0x3f80), w(48 * 256, 0x3c00);
+  ASSERT_TRUE(write_npy(dir + "/lin.x.npy", "u2", {20, 256}, x.data(), x.size() * 2).is_ok());
+  ASSERT_TRUE(write_npy(dir + "/lin.w.npy", "u2", {48, 256}, w.data(), w.size() * 2).is_ok());
+  // Each file fits the 60 KiB ceiling; the problem with its three outputs (~68 KiB) does not.
+  auto r = run("validate --shapes lin:48:256 --inputs " + dir + " --candidate cpu-oracle --quiet --out " + tmp("fp_out"),
+               "NVFP4_MEMORY_LIMIT=60K ");
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_EQ(lines(r.out), 1) << r.out;
+  EXPECT_NE(r.out.find("validate lin (20x48x256) needs"), std::string::npos) << r.out;
+  auto fits = run("validate --shapes lin:48:256 --inputs " + dir + " --candidate cpu-oracle --quiet --out " + tmp("fp_out2"),
+                  "NVFP4_MEMORY_LIMIT=1M ");
+  EXPECT_EQ(fits.code, 0) << fits.out;
+}
+
+// Arguments of the GPU commands are checked before the device: --no-gemm holds with --shapes (whose
+// contract check then has nothing to refuse), and probe-cublaslt's counts are bounded, not wrapped.
+TEST(Cli, BenchAndProbeArgumentsAreChecked) {
+  auto ng = run("bench --no-gemm --no-quantizer --shapes one:64:64 --contract split_k:2");
+  EXPECT_NE(ng.code, 2) << ng.out;
+  EXPECT_EQ(ng.out.find("chunk count"), std::string::npos) << ng.out;
+  for (const char* bad : {"--top 4294967297", "--top 0", "--top 1025", "--force-splitk 0", "--force-splitk -7",
+                          "--force-splitk 4294967298", "--rows 99999999999", "--rows 0"}) {
+    auto r = run(std::string("probe-cublaslt --shapes fc2 ") + bad);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
+    EXPECT_EQ(lines(r.out), 1) << bad << ": " << r.out;
+  }
+}
+
+TEST(Cli, VersionHelpIsHelp) {
+  auto h = run("version --help");
+  EXPECT_EQ(h.code, 0);
+  EXPECT_EQ(h.out.rfind("usage: nvfp4 version", 0), 0u) << h.out;
+  auto q = run("quantize-checkpoint --help");
+  EXPECT_NE(q.out.find("[--threads N]"), std::string::npos) << q.out;
+}

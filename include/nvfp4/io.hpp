@@ -118,6 +118,9 @@ Result<NpyArray> read_npy(const std::string& path);
 Result<NpyArray> parse_npy(const uint8_t* bytes, size_t n, const std::string& name);
 Status write_npy(const std::string& path, const std::string& dtype, const std::vector<int64_t>& shape,
                  const void* data, size_t nbytes);
+// The same bytes into `f`, left uncommitted: for outputs that must appear together or not at all.
+Status write_npy(AtomicFile& f, const std::string& dtype, const std::vector<int64_t>& shape, const void* data,
+                 size_t nbytes);
 
 // ---------------------------------------------------------------------------------------------
 // SHA-256

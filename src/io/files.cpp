@@ -292,6 +292,13 @@ Result<NpyArray> read_npy(const std::string& path) {
 
 Status write_npy(const std::string& path, const std::string& dtype, const std::vector<int64_t>& shape,
                  const void* data, size_t nbytes) {
+  NVFP4_ASSIGN_OR_RETURN(AtomicFile f, AtomicFile::create(path));
+  NVFP4_TRY(write_npy(f, dtype, shape, data, nbytes));
+  return f.commit();
+}
+
+Status write_npy(AtomicFile& f, const std::string& dtype, const std::vector<int64_t>& shape, const void* data,
+                 size_t nbytes) {
   std::string descr = dtype == "u1" ? "|u1" : "<" + dtype;
   std::string shp = "(";
   for (size_t i = 0; i < shape.size(); ++i) shp += std::to_string(shape[i]) + (shape.size() == 1 || i + 1 < shape.size() ? "," : "");
@@ -305,10 +312,8 @@ Status write_npy(const std::string& path, const std::string& dtype, const std::v
   head += static_cast<char>(h.size() & 0xFF);
   head += static_cast<char>(h.size() >> 8);
   head += h;
-  NVFP4_ASSIGN_OR_RETURN(AtomicFile f, AtomicFile::create(path));
   NVFP4_TRY(f.write(head.data(), head.size()));
-  NVFP4_TRY(f.write(data, nbytes));
-  return f.commit();
+  return f.write(data, nbytes);
 }
 
 // ---------------------------------------------------------------------------------------------

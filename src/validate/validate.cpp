@@ -383,6 +383,7 @@ Result<LayerProblem> prepare_checkpoint_layer(const std::string& checkpoint, con
   std::vector<uint16_t> x;
   int64_t k = cl.k;
   if (x_npy.empty()) {
+    NVFP4_TRY(check_gemm_problem(rows, cl.n, k, 1, layer));
     p.m = rows;
     x = synthetic_activation(rows, k, seed ^ name_hash(layer));
     in.set("activation", "synthetic: N(0,1)*N(0,1) * 2^U{-3..3} per channel, ~1% outlier channels x32").set("seed", static_cast<int64_t>(seed));
@@ -422,8 +423,8 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
   }
   if (opt.linears.empty()) return invalid_argument("no linears to validate");
   // Reference, candidate and sensitivity outputs are held at once; refuse what cannot fit before
-  // computing anything (inputs from files are checked as they are read).
-  if (opt.inputs_dir.empty() && opt.checkpoint.empty())  // a checkpoint layer's shape is checked as it is read
+  // computing anything (a shape that comes from files is checked in the loop, once it is known).
+  if (opt.inputs_dir.empty() && opt.checkpoint.empty())
     for (const LinearShape& l : opt.linears) NVFP4_TRY(check_gemm_problem(opt.rows, l.n, l.k, 3, "validate " + l.name));
   if (opt.candidates.empty()) {
     // A checkpoint layer with a static input_scale: the SM120 streaming producer derives the dynamic
@@ -459,9 +460,10 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
   std::vector<Backend> sides = opt.candidates;
   sides.push_back(opt.reference);
   // Contracts a GPU kernel cannot run (S above the k64 chunk count) are bad input, on any machine.
+  // A checkpoint layer's K is not known yet (its placeholder is 0): checked per linear, as it is read.
   for (const Backend& b : sides) {
     auto kernel = side_kernel(b);
-    if (!kernel.is_ok()) continue;
+    if (!kernel.is_ok() || !opt.checkpoint.empty()) continue;
     const bool fixed = b.contract_given || (flag.set && !flag.from_cublaslt);
     if (!fixed) continue;
     const ReductionContract& c = b.contract_given ? b.contract : flag.fixed;
@@ -513,6 +515,8 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
                              prepare_checkpoint_layer(opt.checkpoint, opt.layer, opt.rows, opt.seed, opt.inputs_dir));
     }
     const LinearShape& l = p.shape;
+    if (!opt.inputs_dir.empty() || !opt.checkpoint.empty())
+      NVFP4_TRY(check_gemm_problem(p.m, l.n, l.k, 3, "validate " + l.name));
     p.sample = sample_coords(p.m, l.n, opt.sample, opt.seed ^ (0x1000 + li));
     // This linear's --contract, and each side with it applied.
     Json plan_json;

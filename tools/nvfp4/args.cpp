@@ -6,11 +6,14 @@
 namespace nvfp4::cli {
 
 Result<Args> Args::parse(int argc, char** argv, int first, const std::set<std::string>& flags,
-                         const std::set<std::string>& options) {
+                         const std::set<std::string>& options, size_t max_positional) {
   Args a;
   for (int i = first; i < argc; ++i) {
     std::string s = argv[i];
+    if (s == "-h" && flags.count("help")) s = "--help";
     if (s.rfind("--", 0) != 0) {
+      if (a.positional_.size() == max_positional)
+        return invalid_argument("unexpected argument '" + printable(s) + "' (see --help)");
       a.positional_.push_back(s);
       continue;
     }
@@ -39,14 +42,18 @@ Result<Args> Args::parse(int argc, char** argv, int first, const std::set<std::s
 
 Result<int64_t> Args::get_int(const std::string& k, int64_t dflt) const {
   if (!has(k)) return dflt;
-  try {
-    size_t pos = 0;
-    const int64_t v = std::stoll(get(k), &pos, 0);
-    if (pos != get(k).size()) throw 1;
-    return v;
-  } catch (...) {
-    return invalid_argument("--" + k + " expects an integer, got '" + printable(get(k)) + "'");
-  }
+  // Decimal only: "010" is ten, not octal eight, and "0x10" is refused rather than read as 16.
+  const std::string s = get(k);
+  int64_t v = 0;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v, 10);
+  if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size())
+    return invalid_argument("--" + k + " expects a decimal integer, got '" + printable(s) + "'");
+  return v;
+}
+
+Result<std::string> Args::get_path(const std::string& k, const std::string& dflt) const {
+  if (has(k) && get(k).empty()) return invalid_argument("--" + k + " needs a non-empty path");
+  return get(k, dflt);
 }
 
 Result<double> Args::get_double(const std::string& k, double dflt) const {

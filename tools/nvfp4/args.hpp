@@ -11,9 +11,11 @@ namespace nvfp4::cli {
 
 class Args {
  public:
-  // Parses argv[first..]; `flags` take no value, `options` take one. Unknown names are errors.
+  // Parses argv[first..]; `flags` take no value, `options` take one. Unknown names are errors, and
+  // so is any word beyond the first `max_positional` that is not an option (a stray word is a typo,
+  // not something to ignore). -h is --help where the command has --help.
   static Result<Args> parse(int argc, char** argv, int first, const std::set<std::string>& flags,
-                            const std::set<std::string>& options);
+                            const std::set<std::string>& options, size_t max_positional = 0);
   bool has(const std::string& k) const { return values_.count(k) > 0; }
   std::string get(const std::string& k, const std::string& dflt = "") const {
     auto it = values_.find(k);
@@ -21,6 +23,8 @@ class Args {
   }
   Result<int64_t> get_int(const std::string& k, int64_t dflt) const;
   Result<double> get_double(const std::string& k, double dflt) const;
+  // A path option: given, it must not be empty (an unset shell variable would name "/" or ".x").
+  Result<std::string> get_path(const std::string& k, const std::string& dflt) const;
   const std::vector<std::string>& positional() const { return positional_; }
 
  private:

@@ -42,6 +42,8 @@ int cmd_bench(int argc, char** argv) {
                           {"rows", "shapes", "backend", "iters", "warmup", "commit", "out", "sm90-config", "activations", "timing", "contract"});
   if (!args.is_ok()) return fail("bench", args.status());
   if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
+  auto out = args->get_path("out", "");
+  if (!out.is_ok()) return fail("bench", out.status());
   BenchOptions opt;
   auto rows = args->get_int("rows", 128), iters = args->get_int("iters", 30), warm = args->get_int("warmup", 5);
   for (auto* r : {&rows, &iters, &warm})
@@ -59,13 +61,13 @@ int cmd_bench(int argc, char** argv) {
     opt.queued_timing = t == "queued";
   }
   opt.quantizer = !args->has("no-quantizer");
-  if (args->has("no-gemm")) opt.linears.clear();
   opt.commit = args->get("commit");
   if (args->has("shapes")) {
     auto s = parse_shapes(args->get("shapes"));
     if (!s.is_ok()) return fail("bench", s.status());
     opt.linears = s.value();
   }
+  if (args->has("no-gemm")) opt.linears.clear();  // after --shapes, which must not bring them back
   if (args->has("backend")) {
     opt.backends.clear();
     opt.backends_explicit = true;
@@ -105,7 +107,7 @@ int cmd_bench(int argc, char** argv) {
   auto j = run_bench(opt, [](const std::string& s) { std::printf("%s\n", s.c_str()); std::fflush(stdout); });
   if (!j.is_ok()) return fail("bench", j.status());
   if (args->has("out")) {
-    Status st = write_text(args->get("out"), j->dump() + "\n");
+    Status st = write_text(out.value(), j->dump() + "\n");
     if (!st.is_ok()) return fail("bench", st);
   }
   return 0;

@@ -16,13 +16,13 @@ const char* kInspectHelp =
     "  --tensors   also list every tensor (name, dtype, shape, bytes)\n";
 
 const char* kQuantizeCkptHelp =
-    "usage: nvfp4 quantize-checkpoint IN.safetensors OUT.safetensors [--layers REGEX] [--quiet] [--json]\n"
+    "usage: nvfp4 quantize-checkpoint IN.safetensors OUT.safetensors [--layers REGEX] [--threads N] [--quiet] [--json]\n"
     "Turns each 2-D BF16 (F16/F32: rounded to bf16 first) tensor <L>.weight into ComfyUI's NVFP4 layer:\n"
     "<L>.weight U8 [N16, K16/2] hi_first, <L>.weight_scale F8_E4M3 swizzled 128x4, <L>.weight_scale_2 F32\n"
     "s_w = f32(bf16(amax/2688)), <L>.comfy_quant {\"format\": \"nvfp4\"}; the comfy-cuda recipe, so the bytes\n"
     "equal comfy-kitchen's. Everything else is copied unchanged; _quantization_metadata lists the new layers.\n"
     "  --layers REGEX   only layers <L> in which REGEX (ECMAScript) matches; default every candidate\n"
-    "  --threads N      quantizer threads (default all cores)\n"
+    "  --threads N      quantizer threads, 1..1024 (default, or 0: all cores)\n"
     "  --quiet          no progress on stderr\n"
     "  --json           print the summary as JSON\n";
 
@@ -40,7 +40,7 @@ Json shape_json(const std::vector<int64_t>& s) {
 }  // namespace
 
 int cmd_inspect(int argc, char** argv) {
-  auto args = Args::parse(argc, argv, 2, {"json", "tensors", "help"}, {});
+  auto args = Args::parse(argc, argv, 2, {"json", "tensors", "help"}, {}, 1);
   if (!args.is_ok()) return fail("inspect", args.status());
   if (args->has("help")) { std::fputs(kInspectHelp, stdout); return 0; }
   if (args->positional().size() != 1) return fail("inspect", invalid_argument("expects one MODEL.safetensors (see --help)"));
@@ -120,14 +120,17 @@ int cmd_inspect(int argc, char** argv) {
 }
 
 int cmd_quantize_checkpoint(int argc, char** argv) {
-  auto args = Args::parse(argc, argv, 2, {"json", "quiet", "help"}, {"layers", "threads"});
+  auto args = Args::parse(argc, argv, 2, {"json", "quiet", "help"}, {"layers", "threads"}, 2);
   if (!args.is_ok()) return fail("quantize-checkpoint", args.status());
   if (args->has("help")) { std::fputs(kQuantizeCkptHelp, stdout); return 0; }
   if (args->positional().size() != 2)
     return fail("quantize-checkpoint", invalid_argument("expects IN.safetensors OUT.safetensors (see --help)"));
   auto threads = args->get_int("threads", 0);
   if (!threads.is_ok()) return fail("quantize-checkpoint", threads.status());
-  if (threads.value() < 0) return fail("quantize-checkpoint", invalid_argument("--threads must be >= 0"));
+  // It ends up in an int: bounded so that a typo cannot wrap (4294967295 was -1, all cores); 1024 is
+  // above any core count this runs on.
+  if (threads.value() < 0 || threads.value() > 1024)
+    return fail("quantize-checkpoint", invalid_argument("--threads must be in 0..1024 (0: all cores)"));
   QuantizeCheckpointOptions opt;
   opt.layers_regex = args->get("layers");
   opt.threads = static_cast<int>(threads.value());

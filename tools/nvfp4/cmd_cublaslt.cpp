@@ -4,6 +4,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "nvfp4/cublaslt.hpp"
+#include "nvfp4/limits.hpp"
 #include "nvfp4/validate.hpp"
 
 namespace nvfp4::cli {
@@ -40,8 +41,14 @@ int cmd_probe_cublaslt(int argc, char** argv) {
   auto fsk = args->get_int("force-splitk", -1);
   for (auto* r : {&ws, &top, &rows, &seed, &fsk})
     if (!r->is_ok()) return fail("probe-cublaslt", r->status());
-  if (ws.value() < 0 || top.value() < 1 || rows.value() < 1)
-    return fail("probe-cublaslt", invalid_argument("--workspace >= 0, --top >= 1 and --rows >= 1 are required"));
+  if (ws.value() < 0) return fail("probe-cublaslt", invalid_argument("--workspace must be >= 0"));
+  if (Status st = check_dim(rows.value(), "--rows"); !st.is_ok()) return fail("probe-cublaslt", st);
+  // Both end up in ints: bound them where a typo cannot wrap them (-1 is the library's "not forced").
+  if (top.value() < 1 || top.value() > 1024) return fail("probe-cublaslt", invalid_argument("--top must be in 1..1024"));
+  if (args->has("force-splitk") && (fsk.value() < 1 || fsk.value() > 1024))
+    return fail("probe-cublaslt", invalid_argument("--force-splitk must be in 1..1024"));
+  auto out_path = args->get_path("out", "");
+  if (!out_path.is_ok()) return fail("probe-cublaslt", out_path.status());
   req.workspace_bytes = ws.value();
   req.requested = static_cast<int>(top.value());
   req.force_splitk = static_cast<int>(fsk.value());
@@ -126,7 +133,7 @@ int cmd_probe_cublaslt(int argc, char** argv) {
   }
   out.set("shapes", list);
   if (args->has("out")) {
-    Status st = write_text(args->get("out"), out.dump() + "\n");
+    Status st = write_text(out_path.value(), out.dump() + "\n");
     if (!st.is_ok()) return fail("probe-cublaslt", st);
   }
   std::printf("%s\n", out.dump().c_str());

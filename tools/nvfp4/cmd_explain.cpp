@@ -45,6 +45,7 @@ Result<Json> explain_json(const Args& args_ref) {
   auto shapes = parse_shapes(args->get("linear"));
   if (!shapes.is_ok()) return shapes.status();
   if (shapes->size() != 1) return invalid_argument("--linear takes one linear");
+  NVFP4_ASSIGN_OR_RETURN(const std::string save_path, args->get_path("save-reference", ""));
   auto rows = args->get_int("rows", 128);
   auto seed = args->get_int("seed", 1234);
   auto sample = args->get_int("sample", 2048);
@@ -87,8 +88,8 @@ Result<Json> explain_json(const Args& args_ref) {
     bf16 = !args->has("plant-raw");
     for (int64_t i = 0; i < M * N; ++i) dump[i] = bf16 ? (*r)[0].out[i] : f32_bits((*r)[0].raw[i]);
     if (args->has("save-reference")) {
-      Status st = bf16 ? write_npy(args->get("save-reference"), "u2", {M, N}, (*r)[0].out.data(), M * N * 2)
-                       : write_npy(args->get("save-reference"), "f4", {M, N}, (*r)[0].raw.data(), M * N * 4);
+      Status st = bf16 ? write_npy(save_path, "u2", {M, N}, (*r)[0].out.data(), M * N * 2)
+                       : write_npy(save_path, "f4", {M, N}, (*r)[0].raw.data(), M * N * 4);
       if (!st.is_ok()) return st;
     }
   } else {

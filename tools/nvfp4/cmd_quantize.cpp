@@ -12,9 +12,18 @@
 
 namespace nvfp4::cli {
 
+namespace {
+const char* kVersionHelp =
+    "usage: nvfp4 version [--json]\n"
+    "The library version, the CUDA runtime and driver, the GPUs found, the sm90 tile configurations built\n"
+    "and the cuBLASLt library.\n"
+    "  --json      one JSON document instead of the lines\n";
+}
+
 int cmd_version(int argc, char** argv) {
   auto args = Args::parse(argc, argv, 2, {"json", "help"}, {});
   if (!args.is_ok()) return fail("version", args.status());
+  if (args->has("help")) { std::fputs(kVersionHelp, stdout); return 0; }
   const CudaInfo ci = cuda_info();
   Json j = Json::object();
   j.set("version", NVFP4_VERSION);
@@ -72,6 +81,8 @@ int cmd_quantize(int argc, char** argv) {
   if (args->has("help")) { std::fputs(kQuantizeHelp, stdout); return 0; }
   if (!args->has("input") || !args->has("out"))
     return fail("quantize", invalid_argument("--input and --out are required (see --help)"));
+  auto out_prefix = args->get_path("out", "");
+  if (!out_prefix.is_ok()) return fail("quantize", out_prefix.status());
   QuantizeOptions opt;
   opt.pad = args->has("pad");
   auto recipe = parse_recipe(args->get("recipe", "comfy-cuda"));
@@ -124,7 +135,7 @@ int cmd_quantize(int argc, char** argv) {
   auto t = device == "gpu" ? quantize_gpu(x.data(), rows, cols, s, opt) : quantize(x.data(), rows, cols, s, opt);
   if (!t.is_ok()) return fail("quantize", t.status());
   const Geometry& g = t->geom;
-  const std::string out = args->get("out");
+  const std::string out = out_prefix.value();
   Json meta = Json::object();
   meta.set("format", "nvfp4").set("shape", Json::array().push(rows).push(cols));
   meta.set("padded_shape", Json::array().push(g.rows16).push(g.cols16));
@@ -142,10 +153,24 @@ int cmd_quantize(int argc, char** argv) {
   meta.set("scales_shape", Json::array().push(sshape[0]).push(sshape[1]));
   meta.set("data_sha256", sha256_hex(t->data.data(), t->data.size()));
   meta.set("scales_sha256", sha256_hex(t->scales.data(), t->scales.size()));
-  // Everything is written to temporary names first, so an error leaves no partial output.
-  Status st = write_npy(out + ".data.npy", "u1", {g.rows16, g.cols16 / 2}, t->data.data(), t->data.size());
-  if (st.is_ok()) st = write_npy(out + ".scales.npy", "u1", sshape, t->scales.data(), t->scales.size());
-  if (st.is_ok()) st = write_text(out + ".json", meta.dump() + "\n");
+  // Every output is written in full to its temporary before any is given its name, and a name that
+  // cannot be given takes back those already given, so an error leaves no partial output.
+  Status st = [&]() -> Status {
+    NVFP4_ASSIGN_OR_RETURN(AtomicFile fd, AtomicFile::create(out + ".data.npy"));
+    NVFP4_TRY(write_npy(fd, "u1", {g.rows16, g.cols16 / 2}, t->data.data(), t->data.size()));
+    NVFP4_ASSIGN_OR_RETURN(AtomicFile fs, AtomicFile::create(out + ".scales.npy"));
+    NVFP4_TRY(write_npy(fs, "u1", sshape, t->scales.data(), t->scales.size()));
+    NVFP4_ASSIGN_OR_RETURN(AtomicFile fj, AtomicFile::create(out + ".json"));
+    const std::string text = meta.dump() + "\n";
+    NVFP4_TRY(fj.write(text.data(), text.size()));
+    AtomicFile* files[] = {&fd, &fs, &fj};
+    for (size_t i = 0; i < 3; ++i)
+      if (Status c = files[i]->commit(); !c.is_ok()) {
+        for (size_t j = 0; j < i; ++j) std::remove(files[j]->path().c_str());
+        return c;
+      }
+    return Status::ok();
+  }();
   if (!st.is_ok()) return fail("quantize", st);
   if (args->has("json")) std::printf("%s\n", meta.dump().c_str());
   else

@@ -75,7 +75,9 @@ Result<ValidateOptions> options_from(const Args& args) {
   opt.rows = rows.value();
   opt.seed = static_cast<uint64_t>(seed.value());
   opt.sample = sample.value();
-  opt.out_dir = args.get("out", "validate-out");
+  auto out = args.get_path("out", "validate-out");
+  if (!out.is_ok()) return out.status();
+  opt.out_dir = out.value();
   opt.inputs_dir = args.get("inputs");
   if (args.has("linear") && args.has("shapes")) return invalid_argument("give --linear or --shapes, not both");
   opt.checkpoint = args.get("checkpoint");
