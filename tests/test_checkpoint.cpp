@@ -182,6 +182,88 @@ TEST(Checkpoint, RefusesBrokenNvfp4Layers) {
   }
 }
 
+// Names come from the file: one holding a newline must not split an error over two lines.
+TEST(Checkpoint, ErrorsNamingFileProvidedNamesStayOnOneLine) {
+  const std::string L = "x\ny";
+  struct Case {
+    const char* name;
+    std::function<void(Blobs&, std::vector<std::pair<std::string, std::string>>&)> edit;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {"comfy_quant_not_json", [&](Blobs& b, auto&) { *blob_at(b, L + ".comfy_quant") = text_blob("{format: nvfp4"); },
+       "tensor 'x?y.comfy_quant': not JSON"},
+      {"comfy_quant_duplicate_key", [&](Blobs& b, auto&) { *blob_at(b, L + ".comfy_quant") = text_blob("{\"a\nb\": 1, \"a\nb\": 2}"); },
+       "duplicate key 'a\\x0ab'"},
+      {"no_scale", [&](Blobs& b, auto&) { drop(b, L + ".weight_scale"); }, "NVFP4 layer 'x?y' needs its block scales"},
+      {"metadata_no_format", [&](Blobs&, auto& m) { m.push_back({"_quantization_metadata", R"({"layers": {"p\nq": {}}})"}); },
+       "layer 'p?q' has no string \"format\""},
+      {"metadata_disagrees", [&](Blobs&, auto& m) { m.push_back({"_quantization_metadata", R"({"layers": {"x\ny": {"format": "a\nb"}}})"}); },
+       "disagrees with _quantization_metadata's 'a?b'"},
+  };
+  for (const auto& c : cases) {
+    Blobs b = nvfp4_layer(L, 32, 64, 5);
+    std::vector<std::pair<std::string, std::string>> meta;
+    c.edit(b, meta);
+    const std::string path = tmp(std::string("newline_") + c.name + ".safetensors");
+    ASSERT_TRUE(write_blobs(path, b, meta).is_ok()) << c.name;
+    auto f = SafetensorsFile::open(path);
+    ASSERT_TRUE(f.is_ok()) << c.name << ": " << f.status().message();
+    auto layers = checkpoint_layers(f.value());
+    ASSERT_FALSE(layers.is_ok()) << c.name;
+    const std::string& m = layers.status().message();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << c.name << ": " << m;
+    EXPECT_NE(m.find(c.expect), std::string::npos) << c.name << ": " << m;
+    auto r = run("inspect " + path);
+    EXPECT_EQ(r.code, 4) << c.name << ": " << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << c.name << ": " << r.out;
+  }
+  // quantize-checkpoint's own refusal names the layer too.
+  const std::string src = tmp("newline_half_done.safetensors"), none = tmp("newline_never.safetensors");
+  ASSERT_TRUE(write_blobs(src, {{"p\nq.weight", blob(StDtype::kBF16, {16, 32}, synthetic_weight(16, 32, 9))},
+                                {"p\nq.weight_scale", f32_blob(1.0f)}}).is_ok());
+  auto r = run("quantize-checkpoint " + src + " " + none + " --quiet");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.out.find("cannot quantize layer 'p?q'"), std::string::npos) << r.out;
+}
+
+// Python's json.dumps (ensure_ascii) spells a character past U+FFFF as a \u surrogate pair. It is one
+// code point: quantize-checkpoint used to write it back as two 3-byte sequences, a header that is
+// not UTF-8 and that neither this reader nor Python's safetensors would open.
+TEST(Checkpoint, SurrogatePairNamesSurviveQuantizeCheckpoint) {
+  auto image = [](const std::string& header, const std::vector<uint16_t>& data) {
+    std::string b(8, '\0');
+    for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(static_cast<uint64_t>(header.size()) >> (8 * i));
+    return b + header + std::string(reinterpret_cast<const char*>(data.data()), data.size() * 2);
+  };
+  const std::vector<uint16_t> w = synthetic_weight(16, 32, 9);
+  const std::string src = tmp("emoji_in.safetensors"), dst = tmp("emoji_out.safetensors");
+  const auto in = image(R"({"\ud83d\ude00.weight": {"dtype": "BF16", "shape": [16, 32], "data_offsets": [0, 1024]}})", w);
+  ASSERT_TRUE(write_file(src, in.data(), in.size()).is_ok());
+  auto r = run("quantize-checkpoint " + src + " " + dst + " --quiet");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto f = SafetensorsFile::open(dst);
+  ASSERT_TRUE(f.is_ok()) << f.status().message();
+  const std::string emoji = "\xF0\x9F\x98\x80";
+  ASSERT_NE(f->find(emoji + ".weight"), nullptr);
+  EXPECT_EQ(f->find(emoji + ".weight")->dtype, StDtype::kU8);
+  EXPECT_NE(f->find(emoji + ".comfy_quant"), nullptr);
+  EXPECT_EQ(run("inspect " + dst).code, 0);
+  if (python_safetensors()) {
+    const std::string cmd = "python3 " NVFP4_TESTS_DIR "/safetensors_interop.py read " + dst + " >/dev/null 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+  // Half a pair is no character: refused in one line.
+  const std::string lone = tmp("emoji_lone.safetensors");
+  const auto bad = image(R"({"\ud83d.weight": {"dtype": "BF16", "shape": [16, 32], "data_offsets": [0, 1024]}})", w);
+  ASSERT_TRUE(write_file(lone, bad.data(), bad.size()).is_ok());
+  auto l = run("inspect " + lone);
+  EXPECT_EQ(l.code, 4) << l.out;
+  EXPECT_EQ(std::count(l.out.begin(), l.out.end(), '\n'), 1) << l.out;
+  EXPECT_NE(l.out.find("unpaired high surrogate"), std::string::npos) << l.out;
+}
+
 TEST(Checkpoint, QuantizeCheckpointEqualsTheLibraryQuantizer) {
   const std::vector<uint16_t> wa = synthetic_weight(64, 96, 21), wb = synthetic_weight(120, 200, 22),
                               we = synthetic_weight(16, 32, 23);

@@ -97,6 +97,22 @@ TEST(Cli, ValidateSmallShapeWritesTheReportSchema) {
   EXPECT_EQ(badc.code, 2);
 }
 
+// The report records the seed it ran with, all 64 bits: through a double, 12345678901234567 and
+// ...568 were both written as 12345678901234568.
+TEST(Cli, ValidateRecordsTheSeedExactly) {
+  for (const char* seed : {"12345678901234567", "12345678901234568"}) {
+    const std::string dir = tmp(std::string("seed_") + seed);
+    auto r = run("validate --shapes small:32:64 --rows 16 --candidate cpu-oracle --quiet --seed " + std::string(seed) + " --out " + dir);
+    ASSERT_EQ(r.code, 0) << r.out;
+    auto text = read_text(dir + "/summary.json");
+    ASSERT_TRUE(text.is_ok());
+    EXPECT_NE(text->find("\"seed\": " + std::string(seed)), std::string::npos) << *text;
+    auto j = Json::parse(text.value());
+    ASSERT_TRUE(j.is_ok());
+    EXPECT_EQ(std::to_string((*j)["seed"].as_int()), seed);
+  }
+}
+
 TEST(Cli, ValidateReadsInputsFromNpyFiles) {
   const std::string dir = tmp("inputs");
   std::filesystem::create_directories(dir);

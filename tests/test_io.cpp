@@ -1,6 +1,8 @@
 // JSON, SHA-256, .npy.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -63,4 +65,80 @@ TEST(Golden, RefusesATamperedFile) {
   EXPECT_FALSE(g.is_ok());
   EXPECT_NE(g.status().message().find("sha256"), std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+// Python's json.dumps writes a character past U+FFFF as a UTF-16 pair (\ud83d\ude00): one code
+// point, four UTF-8 bytes. Decoded as two 3-byte sequences it made safetensors headers we wrote
+// unreadable; half a pair encodes nothing and is refused.
+TEST(JsonValue, SurrogatePairsAreOneCodePoint) {
+  auto j = Json::parse(R"({"\ud83d\ude00.w": "\u00e9\u20ac\uD834\uDD1E"})");
+  ASSERT_TRUE(j.is_ok()) << j.status().message();
+  EXPECT_EQ(j->members().at(0).first, "\xF0\x9F\x98\x80.w");
+  EXPECT_EQ(j->members().at(0).second.as_string(), "\xC3\xA9\xE2\x82\xAC\xF0\x9D\x84\x9E");
+  for (const char* bad : {R"("\ud83d")", R"("\ude00")", R"("\ud83dx")", R"("\ud83d\u0041")", R"("\ude00\ud83d")",
+                          R"("\ud83d\ude0")", R"("\ud83d\n")"}) {
+    auto r = Json::parse(bad);
+    ASSERT_FALSE(r.is_ok()) << bad;
+    EXPECT_EQ(r.status().message().find('\n'), std::string::npos) << r.status().message();
+  }
+  EXPECT_NE(Json::parse(R"("\ud83d")").status().message().find("unpaired high surrogate \\ud83d"), std::string::npos);
+}
+
+// Whole numbers keep all 64 bits: a seed of 12345678901234567 was recorded as ...568 through a double.
+TEST(JsonValue, IntegersAreExactIn64Bits) {
+  EXPECT_EQ(Json(int64_t{12345678901234567}).dump(), "12345678901234567");
+  EXPECT_EQ(Json(int64_t{12345678901234568}).dump(), "12345678901234568");
+  EXPECT_EQ(Json(INT64_MIN).dump(), "-9223372036854775808");
+  EXPECT_EQ(Json(UINT64_MAX).dump(), "18446744073709551615");
+  auto j = Json::parse(R"([12345678901234567, -9223372036854775807, 18446744073709551615, 18446744073709551616, 7.0, -0, 2.5e3])");
+  ASSERT_TRUE(j.is_ok());
+  const auto& v = j->items();
+  EXPECT_TRUE(v[0].is_int());
+  EXPECT_EQ(v[0].as_int(), 12345678901234567);
+  EXPECT_EQ(v[1].as_int(), -9223372036854775807);
+  EXPECT_EQ(v[2].as_int(), INT64_MAX);  // saturates, but dumps exactly
+  EXPECT_FALSE(v[3].is_int());          // past 64 bits: the nearest double
+  EXPECT_FALSE(v[4].is_int());
+  EXPECT_EQ(j->dump(0), "[12345678901234567, -9223372036854775807, 18446744073709551615, 1.8446744073709552e+19, 7, -0, 2500]");
+  // Floats print as before: shortest round-trip digits, non-finite as null.
+  EXPECT_EQ(Json(0.1).dump(), "0.10000000000000001");
+  EXPECT_EQ(Json(std::nan("")).dump(), "null");
+  EXPECT_EQ(Json(1e300).dump(), "1.0000000000000001e+300");
+}
+
+// Objects index their keys past a few members: set() and find() were linear searches, so a
+// safetensors header of 200k tensors took minutes to read or write (a 100 MB one about a day).
+TEST(JsonValue, LargeObjectsStayFastOrderedAndStrict) {
+  const auto t0 = std::chrono::steady_clock::now();
+  constexpr int kKeys = 200000;
+  Json o = Json::object();
+  for (int i = 0; i < kKeys; ++i) o.set("tensor." + std::to_string(i), i);
+  o.set("tensor.7", "again");  // set() on an existing key replaces it in place
+  ASSERT_EQ(o.size(), size_t{kKeys});
+  const std::string text = o.dump(0);
+  auto p = Json::parse(text);
+  ASSERT_TRUE(p.is_ok()) << p.status().message();
+  for (int i = 0; i < kKeys; ++i) {
+    const std::string k = "tensor." + std::to_string(i);
+    ASSERT_EQ(p->members()[i].first, k);  // insertion order
+    const Json* v = p->find(k);
+    ASSERT_NE(v, nullptr) << k;
+    if (i != 7) ASSERT_EQ(v->as_int(), i) << k;
+  }
+  EXPECT_EQ((*p)["tensor.7"].as_string(), "again");
+  EXPECT_EQ(p->find("tensor.200000"), nullptr);
+  // A copy has its own index.
+  Json c = p.value();
+  c.set("extra", 1);
+  EXPECT_EQ(p->find("extra"), nullptr);
+  EXPECT_EQ(c["extra"].as_int(), 1);
+  EXPECT_EQ(c["tensor.199999"].as_int(), 199999);
+  // The parser still refuses a repeated key, first and last alike.
+  const std::string dup = text.substr(0, text.size() - 1) + ",\"tensor.0\":1}";
+  auto d = Json::parse(dup);
+  ASSERT_FALSE(d.is_ok());
+  EXPECT_NE(d.status().message().find("duplicate key 'tensor.0'"), std::string::npos) << d.status().message();
+  EXPECT_FALSE(Json::parse(R"({"a": 1, "b": 2, "a": 3})").is_ok());
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 10.0) << "200k keys took " << s << " s";
 }

@@ -5,6 +5,7 @@
 
 #include "cli_run.hpp"
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "nvfp4/io.hpp"
 #include "nvfp4/limits.hpp"
 #include "nvfp4/quant.hpp"
+#include "nvfp4/safetensors.hpp"
 #include "nvfp4/validate.hpp"
 
 using namespace nvfp4;
@@ -87,9 +89,21 @@ TEST(Limits, DimensionsProductsAndMemory) {
   const uint16_t one = 0;
   auto q = quantize(&one, 1 << 20, 1 << 20, 1.0f, QuantizeOptions{});
   EXPECT_EQ(q.status().code(), ErrorCode::kUnsupported);
-  ASSERT_EQ(setenv("NVFP4_MEMORY_LIMIT", "not-a-size", 1), 0);
-  EXPECT_EQ(memory_budget_bytes(), phys);
+  // A value that is not a size is an error, not silently the physical memory.
+  for (const char* bad : {"not-a-size", "10MB", "1.5G", "0", "-1", " 64M", "64M ", "+64M", "", "K", "99999999999G"}) {
+    ASSERT_EQ(setenv("NVFP4_MEMORY_LIMIT", bad, 1), 0);
+    const Status st = check_memory_limit_env();
+    EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument) << bad;
+    EXPECT_NE(st.message().find("NVFP4_MEMORY_LIMIT='"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("<bytes|NK|NM|NG>"), std::string::npos) << st.message();
+    EXPECT_EQ(check_gemm_problem(16, 64, 64, 3, "tiny").code(), ErrorCode::kInvalidArgument) << bad;
+  }
+  for (const char* good : {"1048576", "64k", "64M", "2g"}) {
+    ASSERT_EQ(setenv("NVFP4_MEMORY_LIMIT", good, 1), 0);
+    EXPECT_TRUE(check_memory_limit_env().is_ok()) << good;
+  }
   unsetenv("NVFP4_MEMORY_LIMIT");
+  EXPECT_TRUE(check_memory_limit_env().is_ok());
   EXPECT_FALSE(check_gemm_problem(kMaxDim, kMaxDim, kMaxDim, 3, "absurd").is_ok());
   EXPECT_EQ(check_gemm_problem(-1, 8, 8, 1, "neg").code(), ErrorCode::kInvalidArgument);
 }
@@ -149,6 +163,9 @@ TEST(NpyRobust, MalformedHeadersAreRefusedInOneLine) {
     const std::string e = npy_error(header, 4);
     EXPECT_NE(e.find(want), std::string::npos) << header << " -> " << e;
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+    // Malformed bytes are bad input (exit 2); kIo is for files that cannot be read.
+    const auto b = npy_bytes(header, 4);
+    EXPECT_EQ(parse_npy(b.data(), b.size(), "t.npy").status().code(), ErrorCode::kInvalidArgument) << header;
   }
   // Found by fuzz_npy: header text echoed into a message must not break it into several lines.
   using namespace std::string_literals;
@@ -170,9 +187,11 @@ TEST(NpyRobust, MalformedHeadersAreRefusedInOneLine) {
   }
   // Truncated in the preamble and in the header length.
   auto b = npy_bytes("{'descr': '<u2', 'fortran_order': False, 'shape': (1,), }", 2);
-  for (size_t n : {size_t{0}, size_t{6}, size_t{9}, size_t{20}}) EXPECT_FALSE(parse_npy(b.data(), n, "t").is_ok()) << n;
+  for (size_t n : {size_t{0}, size_t{6}, size_t{9}, size_t{20}})
+    EXPECT_EQ(parse_npy(b.data(), n, "t").status().code(), ErrorCode::kInvalidArgument) << n;
   b[6] = 9;
   EXPECT_NE(parse_npy(b.data(), b.size(), "t").status().message().find("unsupported .npy version 9"), std::string::npos);
+  EXPECT_EQ(parse_npy(b.data(), b.size(), "t").status().code(), ErrorCode::kInvalidArgument);
 }
 
 TEST(GoldenRobust, ManifestRangesAreCheckedAtOpen) {
@@ -205,6 +224,17 @@ TEST(GoldenRobust, ManifestRangesAreCheckedAtOpen) {
   EXPECT_FALSE(Json::parse(R"("\u-123")").is_ok());
   EXPECT_FALSE(Json::parse(R"("\u12")").is_ok());
   EXPECT_EQ(Json::parse(R"("\u00e9")").value().as_string(), "\xc3\xa9");
+}
+
+// The manifest names its bin; a name with a newline in it would have split the error over two lines.
+TEST(GoldenRobust, BinNamesWithControlCharactersAreRefused) {
+  const std::string dir = scratch("golden_name");
+  ASSERT_TRUE(write_text(dir + "/m.json", R"({"file": "x\ny.bin", "sha256": "", "arrays": []})").is_ok());
+  auto g = GoldenFile::open(dir + "/m.json");
+  ASSERT_FALSE(g.is_ok());
+  EXPECT_EQ(g.status().message().find('\n'), std::string::npos) << g.status().message();
+  EXPECT_NE(g.status().message().find("must name a file next to the manifest"), std::string::npos) << g.status().message();
+  fs::remove_all(dir);
 }
 
 // Found by fuzz_golden: the hash of an empty bin (a null data pointer) passed null to memcpy.
@@ -339,4 +369,99 @@ TEST(CliRobust, OutOfMemoryIsOneLineAndExit4) {
   EXPECT_EQ(r.code, 4) << r.out;
   EXPECT_EQ(lines(r.out), 1) << r.out;
   EXPECT_NE(r.out.find("nvfp4 validate: error:"), std::string::npos) << r.out;
+}
+
+// A malformed .npy is bad input like a bad --shape (exit 2); only a file that cannot be read is an
+// I/O error (exit 4). An empty array names its zero dimension (it reported a null input pointer).
+TEST(CliRobust, MalformedNpyIsBadInputAndEmptyArraysNameTheirZeroDimension) {
+  const std::string dir = scratch("npy_codes");
+  struct Case {
+    const char* name;
+    std::vector<uint8_t> bytes;
+    const char* expect;
+  };
+  auto version = npy_bytes("{'descr': '<u2', 'fortran_order': False, 'shape': (16, 16), }", 512);
+  version[6] = 9;
+  const std::vector<Case> cases = {
+      {"text", {'n', 'o', 't', ' ', 'n', 'u', 'm', 'p', 'y', '!', '!'}, "is not a .npy file"},
+      {"fortran", npy_bytes("{'descr': '<u2', 'fortran_order': True, 'shape': (16, 16), }", 512), "Fortran-order"},
+      {"big_endian", npy_bytes("{'descr': '>u2', 'fortran_order': False, 'shape': (16, 16), }", 512), "unsupported .npy dtype '>u2'"},
+      {"f8", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (16, 16), }", 2048), "unsupported .npy dtype"},
+      {"version", version, "unsupported .npy version 9"},
+      {"short", npy_bytes("{'descr': '<u2', 'fortran_order': False, 'shape': (16, 16), }", 500), "data is shorter"},
+      {"header", npy_bytes("{'descr': '<u2', 'fortran_order': False", 512), "malformed .npy header"},
+      {"rows0", npy_bytes("{'descr': '<u2', 'fortran_order': False, 'shape': (0, 32), }", 0), "rows must be positive, got 0"},
+      {"cols0", npy_bytes("{'descr': '<u2', 'fortran_order': False, 'shape': (32, 0), }", 0), "cols must be positive, got 0"},
+  };
+  for (const auto& c : cases) {
+    const std::string in = dir + "/" + c.name + ".npy";
+    ASSERT_TRUE(write_file(in, c.bytes.data(), c.bytes.size()).is_ok());
+    auto r = run_cli("quantize --input " + in + " --pad --out " + dir + "/q");
+    EXPECT_EQ(r.code, 2) << c.name << ": " << r.out;
+    EXPECT_EQ(lines(r.out), 1) << c.name << ": " << r.out;
+    EXPECT_NE(r.out.find(c.expect), std::string::npos) << c.name << ": " << r.out;
+    const bool empty_array = std::string(c.expect).find("must be positive") != std::string::npos;  // well-formed
+    if (!empty_array) EXPECT_EQ(read_npy(in).status().code(), ErrorCode::kInvalidArgument) << c.name;
+  }
+  EXPECT_FALSE(fs::exists(dir + "/q.json"));
+  auto missing = run_cli("quantize --input " + dir + "/none.npy --out " + dir + "/q");
+  EXPECT_EQ(missing.code, 4) << missing.out;
+  fs::remove_all(dir);
+}
+
+// A FIFO (or any file that is not a regular one) as input is refused at once: opening one blocked
+// until a writer came, which for `inspect fifo` was forever. `timeout` turns a hang into a failure.
+TEST(CliRobust, FifoInputsAreRefusedNotWaitedOn) {
+  const std::string dir = scratch("fifo");
+  for (const char* name : {"/in", "/in.npy", "/in.safetensors"}) ASSERT_EQ(mkfifo((dir + name).c_str(), 0600), 0) << name;
+  for (const std::string& cmd : {"inspect " + dir + "/in.safetensors", "quantize --input " + dir + "/in --shape 1,16 --pad --out " + dir + "/q",
+                                 "quantize --input " + dir + "/in.npy --out " + dir + "/q",
+                                 "explain --linear fc2 --reference " + dir + "/in.npy",
+                                 "quantize-checkpoint " + dir + "/in.safetensors " + dir + "/o.safetensors --quiet"}) {
+    auto r = run_cli(cmd, "timeout 20 ");
+    EXPECT_EQ(r.code, 4) << cmd << ": " << r.out;
+    EXPECT_EQ(lines(r.out), 1) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("not a regular file"), std::string::npos) << cmd << ": " << r.out;
+  }
+  EXPECT_FALSE(fs::exists(dir + "/o.safetensors"));
+  fs::remove_all(dir);
+}
+
+// NVFP4_MEMORY_LIMIT that is not a size stops every command with one line naming it (it was
+// ignored: the limit silently stayed at physical memory).
+TEST(CliRobust, MalformedMemoryLimitIsReported) {
+  for (const char* cmd : {"inspect none.safetensors", "validate --rows 16 --quiet", "quantize --input none.npy --out q"}) {
+    auto r = run_cli(cmd, "NVFP4_MEMORY_LIMIT=10MB ");
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.out;
+    EXPECT_EQ(lines(r.out), 1) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("NVFP4_MEMORY_LIMIT='10MB' is not a memory size"), std::string::npos) << cmd << ": " << r.out;
+  }
+  auto ok = run_cli("inspect none.safetensors", "NVFP4_MEMORY_LIMIT=1G ");
+  EXPECT_EQ(ok.code, 4) << ok.out;  // the limit is fine: on to the missing file
+}
+
+// Threads the system refuses (here the address space for their stacks) are not an abort: the work
+// runs on the threads that started, and the output is the same as with one thread.
+TEST(CliRobust, ThreadsTheSystemRefusesStillFinishTheWork) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "skipped: AddressSanitizer reserves more address space than the limit this test sets";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "skipped: AddressSanitizer reserves more address space than the limit this test sets";
+#endif
+#endif
+  const std::string dir = scratch("threads");
+  // 40000 rows: 5000 chunks of 8 rows, so all 1024 threads are asked for; their 8 MiB stacks need
+  // 8 GiB of address space, and the limit leaves room for about 300.
+  std::vector<uint16_t> w(40000 * 16);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<uint16_t>(0x3c00 + i % 251);
+  ASSERT_TRUE(write_safetensors(dir + "/tall.safetensors", {StEntry{"t.weight", StDtype::kBF16, {40000, 16},
+                                                                    reinterpret_cast<const uint8_t*>(w.data()), {}}}, {}).is_ok());
+  auto one = run_cli("quantize-checkpoint " + dir + "/tall.safetensors " + dir + "/one.safetensors --quiet --threads 1");
+  ASSERT_EQ(one.code, 0) << one.out;
+  auto many = run_cli("quantize-checkpoint " + dir + "/tall.safetensors " + dir + "/many.safetensors --quiet --threads 1024",
+                      "ulimit -s 8192; ulimit -v 3000000; ");
+  ASSERT_EQ(many.code, 0) << many.out;
+  EXPECT_EQ(read_file(dir + "/many.safetensors").value(), read_file(dir + "/one.safetensors").value());
+  fs::remove_all(dir);
 }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "nvfp4/error.hpp"
@@ -24,9 +25,9 @@ class Json {
   Json() = default;
   Json(std::nullptr_t) {}
   Json(bool b) : type_(Type::kBool), b_(b) {}
-  Json(int v) : type_(Type::kNumber), n_(v) {}
-  Json(int64_t v) : type_(Type::kNumber), n_(static_cast<double>(v)) {}
-  Json(uint64_t v) : type_(Type::kNumber), n_(static_cast<double>(v)) {}
+  Json(int v) : Json(static_cast<int64_t>(v)) {}
+  Json(int64_t v) : type_(Type::kNumber), int_(Int::kSigned), n_(static_cast<double>(v)), bits_(static_cast<uint64_t>(v)) {}
+  Json(uint64_t v) : type_(Type::kNumber), int_(Int::kUnsigned), n_(static_cast<double>(v)), bits_(v) {}
   Json(double v) : type_(Type::kNumber), n_(v) {}
   Json(const char* s) : type_(Type::kString), s_(s) {}
   Json(std::string s) : type_(Type::kString), s_(std::move(s)) {}
@@ -37,8 +38,13 @@ class Json {
   bool is_null() const { return type_ == Type::kNull; }
   bool as_bool() const { return b_; }
   double as_number() const { return n_; }
+  // A whole number within 64 bits, from an integer constructor or written without '.' or exponent:
+  // as_int() gives it exactly and dump() writes it digit for digit (a double keeps only 53 bits).
+  bool is_int() const { return int_ != Int::kNone; }
   // Truncates toward zero; NaN gives 0 and values outside int64 saturate (a cast would be undefined).
   int64_t as_int() const {
+    if (int_ == Int::kSigned) return static_cast<int64_t>(bits_);
+    if (int_ == Int::kUnsigned) return bits_ > uint64_t{INT64_MAX} ? INT64_MAX : static_cast<int64_t>(bits_);
     if (!(n_ == n_)) return 0;
     if (n_ >= 9223372036854775807.0) return INT64_MAX;
     if (n_ <= -9223372036854775808.0) return INT64_MIN;
@@ -62,12 +68,36 @@ class Json {
  private:
   friend struct detail::JsonParser;
   void dump_to(std::string& out, int indent, int depth) const;
+  void append(std::string k, Json v);  // a new key: the caller has checked it is not there
+  enum class Int : uint8_t { kNone, kSigned, kUnsigned };
   Type type_ = Type::kNull;
   bool b_ = false;
+  Int int_ = Int::kNone;
   double n_ = 0;
+  uint64_t bits_ = 0;  // the exact value when int_ says so (two's complement for kSigned)
   std::string s_;
   std::vector<Json> arr_;
   std::vector<std::pair<std::string, Json>> obj_;
+  // Key -> position in obj_, built once an object outgrows a linear search: safetensors headers
+  // hold hundreds of thousands of keys, while the many small objects (one per tensor) carry none.
+  // No index is always consistent (find() searches, the next append() rebuilds it), so a self-move,
+  // which may empty obj_, drops it.
+  struct KeyIndex {
+    std::unique_ptr<std::unordered_map<std::string, size_t>> map;
+    KeyIndex() = default;
+    KeyIndex(const KeyIndex& o) : map(o.map ? std::make_unique<std::unordered_map<std::string, size_t>>(*o.map) : nullptr) {}
+    KeyIndex& operator=(const KeyIndex& o) {
+      map = o.map ? std::make_unique<std::unordered_map<std::string, size_t>>(*o.map) : nullptr;
+      return *this;
+    }
+    KeyIndex(KeyIndex&&) noexcept = default;
+    KeyIndex& operator=(KeyIndex&& o) noexcept {
+      if (this != &o) map = std::move(o.map);
+      else map.reset();
+      return *this;
+    }
+  };
+  KeyIndex index_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -114,7 +144,8 @@ struct NpyArray {
 };
 Result<NpyArray> read_npy(const std::string& path);
 // The parser behind read_npy, on bytes in memory; `name` is used in messages. Negative, absurd or
-// overflowing dimensions and data shorter than the shape are refused as such.
+// overflowing dimensions and data shorter than the shape are refused as such; every refusal of the
+// bytes is kInvalidArgument (read_npy's kIo means the file could not be read).
 Result<NpyArray> parse_npy(const uint8_t* bytes, size_t n, const std::string& name);
 Status write_npy(const std::string& path, const std::string& dtype, const std::vector<int64_t>& shape,
                  const void* data, size_t nbytes);

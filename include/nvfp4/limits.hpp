@@ -35,6 +35,10 @@ Status check_raw_size(uint64_t have, const std::vector<int64_t>& dims, int64_t e
 // Memory this process may use: the physical memory (sysconf), or NVFP4_MEMORY_LIMIT (bytes; K/M/G
 // suffixes allowed) when set and smaller, so tests and shared machines can lower the ceiling.
 uint64_t memory_budget_bytes();
+// NVFP4_MEMORY_LIMIT, when set, must be such a size: anything else ("10MB", "1.5G", "0") is a
+// one-line kInvalidArgument naming the variable and the accepted forms, so that a typo cannot leave
+// the ceiling silently at physical memory. check_memory() and every nvfp4 command check it first.
+Status check_memory_limit_env();
 // "23.4 GiB", "512 B": for messages.
 std::string format_bytes(uint64_t bytes);
 // Refuses `bytes` when it exceeds memory_budget_bytes(), with a one-line kUnsupported status naming

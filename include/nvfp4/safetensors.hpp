@@ -29,6 +29,8 @@ enum class StDtype : uint8_t {
 const char* to_string(StDtype d);                  // the header spelling: "BF16", "F8_E4M3", ...
 Result<StDtype> parse_st_dtype(std::string_view s);  // exact spelling only
 int st_dtype_size(StDtype d);                        // bytes per element
+// A name from a file, fit for a one-line message: control characters as '?', cut at 200 bytes.
+std::string st_printable(std::string_view s);
 
 // The header never holds more than this (the reference implementation's limit): a larger length
 // field is a corrupt or hostile file, refused before anything is allocated.

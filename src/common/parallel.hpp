@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <thread>
 #include <vector>
 
@@ -36,8 +37,14 @@ void parallel_for(int64_t n, int64_t grain, int threads, Fn&& fn) {
     }
   };
   std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  for (int w = 1; w < threads; ++w) pool.emplace_back(worker, w);
+  // Threads are a request, not a need: where the system refuses one (process or address-space
+  // limits), the ones already running and this thread share the chunks left, and every started
+  // thread is still joined (a joinable std::thread's destructor would call std::terminate).
+  try {
+    pool.reserve(threads - 1);
+    for (int w = 1; w < threads; ++w) pool.emplace_back(worker, w);
+  } catch (const std::exception&) {
+  }
   worker(0);
   for (auto& t : pool) t.join();
 }

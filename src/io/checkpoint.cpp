@@ -28,8 +28,10 @@ namespace {
 const char* const kLayerSuffixes[] = {"weight", "weight_scale", "weight_scale_2", "input_scale",
                                       "pre_quant_scale", "comfy_quant", "bias"};
 
+// Tensor and layer names, and strings like a format, come from the file: every one goes through
+// st_printable so a message stays one line.
 Status bad(const SafetensorsFile& f, const std::string& tensor, const std::string& what) {
-  return io_error("'" + f.path() + "': tensor '" + tensor + "': " + what);
+  return io_error("'" + f.path() + "': tensor '" + st_printable(tensor) + "': " + what);
 }
 
 std::string shape_str(const std::vector<int64_t>& s) {
@@ -66,7 +68,7 @@ Result<Json> comfy_quant_json(const SafetensorsFile& f, const std::string& name)
 Status check_nvfp4(const SafetensorsFile& f, CheckpointLayer& l) {
   const std::string& L = l.name;
   const StTensor* w = f.find(L + ".weight");
-  if (!w) return bad(f, L + ".weight", "missing (NVFP4 layer '" + L + "' needs its packed weight)");
+  if (!w) return bad(f, L + ".weight", "missing (NVFP4 layer '" + st_printable(L) + "' needs its packed weight)");
   if (w->dtype != StDtype::kU8 || w->shape.size() != 2 || w->shape[0] <= 0 || w->shape[1] <= 0 ||
       w->shape[0] % 16 != 0 || (2 * w->shape[1]) % 16 != 0)
     return bad(f, w->name, std::string("dtype ") + to_string(w->dtype) + " " + shape_str(w->shape) +
@@ -78,7 +80,7 @@ Status check_nvfp4(const SafetensorsFile& f, CheckpointLayer& l) {
 
   const std::string sn = L + ".weight_scale";
   const StTensor* s = f.find(sn);
-  if (!s) return bad(f, sn, "missing (NVFP4 layer '" + L + "' needs its block scales)");
+  if (!s) return bad(f, sn, "missing (NVFP4 layer '" + st_printable(L) + "' needs its block scales)");
   const std::vector<int64_t> want = {roundup(l.n16, 128), roundup(l.k16 / 16, 4)};
   if ((s->dtype != StDtype::kF8E4M3 && s->dtype != StDtype::kU8) || s->shape != want)
     return bad(f, sn, std::string("dtype ") + to_string(s->dtype) + " " + shape_str(s->shape) + ", expected F8_E4M3 (or U8) " +
@@ -86,7 +88,7 @@ Status check_nvfp4(const SafetensorsFile& f, CheckpointLayer& l) {
   l.scale_dtype = s->dtype;
 
   const std::string s2n = L + ".weight_scale_2";
-  if (!f.find(s2n)) return bad(f, s2n, "missing (NVFP4 layer '" + L + "' needs its fp32 global scale)");
+  if (!f.find(s2n)) return bad(f, s2n, "missing (NVFP4 layer '" + st_printable(L) + "' needs its fp32 global scale)");
   NVFP4_ASSIGN_OR_RETURN(l.weight_scale_2, f32_scalar(f, s2n));
   if (!std::isfinite(l.weight_scale_2) || l.weight_scale_2 < 0)
     return bad(f, s2n, "global scale " + std::to_string(l.weight_scale_2) + " is not finite and >= 0");
@@ -126,7 +128,8 @@ Result<std::map<std::string, Json>> metadata_layers(const SafetensorsFile& f) {
     return io_error("'" + f.path() + "': __metadata__ _quantization_metadata has no \"layers\" object");
   for (const auto& [name, conf] : layers.members()) {
     if (conf.type() != Json::Type::kObject || conf["format"].type() != Json::Type::kString)
-      return io_error("'" + f.path() + "': _quantization_metadata layer '" + name + "' has no string \"format\"");
+      return io_error("'" + f.path() + "': _quantization_metadata layer '" + st_printable(name) +
+                      "' has no string \"format\"");
     out.emplace(name, conf);
   }
   return out;
@@ -145,13 +148,14 @@ Result<CheckpointLayer> build_layer(const SafetensorsFile& f, const std::string&
     NVFP4_ASSIGN_OR_RETURN(l.config, comfy_quant_json(f, name + ".comfy_quant"));
     l.format = l.config["format"].as_string();
     if (listed && (*listed)["format"].as_string() != l.format)
-      return bad(f, name + ".comfy_quant", "format '" + l.format + "' disagrees with _quantization_metadata's '" +
-                                               (*listed)["format"].as_string() + "'");
+      return bad(f, name + ".comfy_quant", "format '" + st_printable(l.format) +
+                                               "' disagrees with _quantization_metadata's '" +
+                                               st_printable((*listed)["format"].as_string()) + "'");
   } else {
     l.config = *listed;
     l.format = (*listed)["format"].as_string();
     if (!f.find(name + ".weight"))
-      return bad(f, name + ".weight", "missing (layer '" + name + "' is listed in _quantization_metadata)");
+      return bad(f, name + ".weight", "missing (layer '" + st_printable(name) + "' is listed in _quantization_metadata)");
   }
   if (l.format == "nvfp4") NVFP4_TRY(check_nvfp4(f, l));
   return l;
@@ -181,19 +185,22 @@ Result<CheckpointLayer> checkpoint_layer(const SafetensorsFile& f, const std::st
   auto it = listed.find(name);
   if (it == listed.end() && !f.find(name + ".comfy_quant")) {
     if (f.find(name + ".weight"))
-      return invalid_argument("'" + f.path() + "': layer '" + name + "' is not quantized (no '" + name +
-                              ".comfy_quant' and not in _quantization_metadata)");
-    return invalid_argument("'" + f.path() + "': no layer '" + name + "' (no tensor '" + name + ".weight')");
+      return invalid_argument("'" + f.path() + "': layer '" + st_printable(name) + "' is not quantized (no '" +
+                              st_printable(name) + ".comfy_quant' and not in _quantization_metadata)");
+    return invalid_argument("'" + f.path() + "': no layer '" + st_printable(name) + "' (no tensor '" + st_printable(name) +
+                            ".weight')");
   }
   return build_layer(f, name, it == listed.end() ? nullptr : &it->second);
 }
 
 Result<Tensor> load_nvfp4_weight(const SafetensorsFile& f, const CheckpointLayer& l, int64_t n, int64_t k) {
-  if (l.format != "nvfp4") return unsupported("'" + f.path() + "': layer '" + l.name + "' has format '" + l.format + "', not nvfp4");
+  if (l.format != "nvfp4")
+    return unsupported("'" + f.path() + "': layer '" + st_printable(l.name) + "' has format '" + st_printable(l.format) +
+                       "', not nvfp4");
   if (n <= 0) n = l.n;
   if (k <= 0) k = l.k;
   if (roundup(n, 16) != l.n16 || roundup(k, 16) != l.k16)
-    return invalid_argument("'" + f.path() + "': layer '" + l.name + "' holds a [" + std::to_string(l.n16) + ", " +
+    return invalid_argument("'" + f.path() + "': layer '" + st_printable(l.name) + "' holds a [" + std::to_string(l.n16) + ", " +
                             std::to_string(l.k16) + "] padded weight; shape [" + std::to_string(n) + ", " +
                             std::to_string(k) + "] does not pad to it");
   const StTensor* w = f.find(l.name + ".weight");
@@ -305,7 +312,8 @@ Result<QuantizeCheckpointResult> quantize_checkpoint(const std::string& in, cons
     if (re && !std::regex_search(L, *re)) continue;
     for (const char* s : {"weight_scale", "weight_scale_2", "comfy_quant"})
       if (f.find(L + "." + s))
-        return invalid_argument("'" + in + "': cannot quantize layer '" + L + "': the file already has '" + L + "." + s + "'");
+        return invalid_argument("'" + in + "': cannot quantize layer '" + st_printable(L) + "': the file already has '" +
+                                st_printable(L) + "." + s + "'");
     todo.push_back(std::make_shared<Pending>(Pending{L, &t, std::nullopt}));
   }
   if (opt.layers_regex.size() && todo.empty())
@@ -340,7 +348,8 @@ Result<QuantizeCheckpointResult> quantize_checkpoint(const std::string& in, cons
                                 const uint16_t* w = weight_bf16(f, *p->w, converted);
                                 auto q = quantize_linear_weight(w, n, k, opt.threads);
                                 if (!q.is_ok())
-                                  return invalid_argument("'" + in + "': tensor '" + p->w->name + "': " + q.status().message());
+                                  return invalid_argument("'" + in + "': tensor '" + st_printable(p->w->name) +
+                                                          "': " + q.status().message());
                                 p->q = std::move(q->t);
                                 ++layers_done;
                                 if (opt.progress) {
@@ -349,7 +358,7 @@ Result<QuantizeCheckpointResult> quantize_checkpoint(const std::string& in, cons
                                                 static_cast<long long>(layers_done), static_cast<long long>(layers_total),
                                                 static_cast<long long>(n), static_cast<long long>(k), to_string(p->w->dtype),
                                                 elapsed() - ts);
-                                  opt.progress(line + p->layer);
+                                  opt.progress(line + st_printable(p->layer));
                                 }
                                 return std::move(p->q->data);
                               }});

@@ -1,7 +1,9 @@
 // Raw files, .npy arrays and golden manifests.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -9,7 +11,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "nvfp4/io.hpp"
 #include "nvfp4/limits.hpp"
@@ -17,17 +18,27 @@
 namespace nvfp4 {
 
 Result<std::vector<uint8_t>> read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return io_error("cannot read '" + path + "': it is a directory");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return io_error("cannot open '" + path + "': " + std::strerror(errno));
-  f.seekg(0, std::ios::end);
-  const std::streamoff size = f.tellg();
-  f.seekg(0, std::ios::beg);
-  if (size < 0) return io_error("cannot read '" + path + "': not a regular file");
-  NVFP4_TRY(check_memory(static_cast<uint64_t>(size), "reading '" + path + "'"));
+  // Non-blocking, so that a FIFO is refused below instead of waiting forever for a writer.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return io_error("cannot open '" + path + "': " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return io_error("cannot read '" + path + "': " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) return io_error("cannot read '" + path + "': it is a directory");
+  if (!S_ISREG(st.st_mode)) return io_error("cannot read '" + path + "': not a regular file");
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  NVFP4_TRY(check_memory(size, "reading '" + path + "'"));
   std::vector<uint8_t> buf(static_cast<size_t>(size));
-  if (size > 0 && !f.read(reinterpret_cast<char*>(buf.data()), size)) return io_error("cannot read '" + path + "'");
+  for (size_t done = 0; done < buf.size();) {
+    const ssize_t r = ::read(fd, buf.data() + done, buf.size() - done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return io_error("cannot read '" + path + "': " + std::strerror(errno));
+    if (r == 0) return io_error("cannot read '" + path + "': it shrank while being read");
+    done += static_cast<size_t>(r);
+  }
   return buf;
 }
 
@@ -203,23 +214,25 @@ struct NpyHeaderParser {
 }  // namespace
 
 Result<NpyArray> parse_npy(const uint8_t* bytes, size_t n, const std::string& name) {
+  // Everything refused here is bad input (exit 2), as a bad --shape is; io_error is left to files
+  // that cannot be opened or read.
   const std::string where = "'" + name + "'";
-  if (n < 10 || std::memcmp(bytes, "\x93NUMPY", 6) != 0) return io_error(where + " is not a .npy file");
+  if (n < 10 || std::memcmp(bytes, "\x93NUMPY", 6) != 0) return invalid_argument(where + " is not a .npy file");
   const int major = bytes[6];
   size_t hlen = 0, off = 0;
   if (major == 1) {
     hlen = bytes[8] | (bytes[9] << 8);
     off = 10;
   } else if (major == 2 || major == 3) {
-    if (n < 12) return io_error(where + ": truncated .npy header");
+    if (n < 12) return invalid_argument(where + ": truncated .npy header");
     hlen = bytes[8] | (bytes[9] << 8) | (bytes[10] << 16) | (size_t(bytes[11]) << 24);
     off = 12;
   } else {
-    return io_error(where + ": unsupported .npy version " + std::to_string(major));
+    return invalid_argument(where + ": unsupported .npy version " + std::to_string(major));
   }
-  if (hlen > n - off) return io_error(where + ": truncated .npy header");
+  if (hlen > n - off) return invalid_argument(where + ": truncated .npy header");
   NpyHeaderParser p{std::string_view(reinterpret_cast<const char*>(bytes) + off, hlen)};
-  auto malformed = [&](const std::string& why) { return io_error(where + ": malformed .npy header: " + why); };
+  auto malformed = [&](const std::string& why) { return invalid_argument(where + ": malformed .npy header: " + why); };
   std::string descr;
   bool have_descr = false, have_fortran = false, have_shape = false, fortran = false;
   NpyArray a;
@@ -265,13 +278,13 @@ Result<NpyArray> parse_npy(const uint8_t* bytes, size_t n, const std::string& na
     }
   }
   if (!have_descr || !have_fortran || !have_shape) return malformed("it needs descr, fortran_order and shape");
-  if (fortran) return io_error(where + ": Fortran-order arrays are not supported");
+  if (fortran) return invalid_argument(where + ": Fortran-order arrays are not supported");
   size_t elem;
   if (descr == "<u2" || descr == "<V2" || descr == "|V2" || descr == "bfloat16" || descr == "<i2") { a.dtype = "u2"; elem = 2; }
   else if (descr == "|u1" || descr == "<u1" || descr == "|i1") { a.dtype = "u1"; elem = 1; }
   else if (descr == "<f4") { a.dtype = "f4"; elem = 4; }
   else if (descr == "<i4") { a.dtype = "i4"; elem = 4; }
-  else return io_error(where + ": unsupported .npy dtype '" + printable(descr) + "' (use u1, u2/bf16, f4 or i4)");
+  else return invalid_argument(where + ": unsupported .npy dtype '" + printable(descr) + "' (use u1, u2/bf16, f4 or i4)");
   int64_t count = 1;
   for (size_t i = 0; i < a.shape.size(); ++i) {
     NVFP4_ASSIGN_OR_RETURN(count, checked_mul(count, a.shape[i], where + ": the shape's element count"));
@@ -279,8 +292,8 @@ Result<NpyArray> parse_npy(const uint8_t* bytes, size_t n, const std::string& na
   NVFP4_ASSIGN_OR_RETURN(const int64_t need, checked_mul(count, static_cast<int64_t>(elem), where + ": the shape's byte count"));
   const size_t have = n - off - hlen;
   if (static_cast<uint64_t>(need) > have)
-    return io_error(where + ": data is shorter than its shape says (" + std::to_string(have) + " < " +
-                    std::to_string(need) + " bytes)");
+    return invalid_argument(where + ": data is shorter than its shape says (" + std::to_string(have) + " < " +
+                            std::to_string(need) + " bytes)");
   a.bytes.assign(bytes + off + hlen, bytes + off + hlen + need);
   return a;
 }
@@ -349,7 +362,10 @@ Result<GoldenFile> GoldenFile::open(const std::string& manifest_path) {
   if (m->type() != Json::Type::kObject || (*m)["file"].type() != Json::Type::kString)
     return io_error("'" + manifest_path + "' is not a golden manifest (no \"file\")");
   const std::string& file = (*m)["file"].as_string();
-  if (file.empty() || file.find('/') != std::string::npos || file == "..")
+  // The name goes into messages as it is: no control characters, so they stay one line.
+  const bool control =
+      std::any_of(file.begin(), file.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; });
+  if (file.empty() || file.find('/') != std::string::npos || file == ".." || control)
     return io_error("'" + manifest_path + "': \"file\" must name a file next to the manifest");
   const std::string dir = std::filesystem::path(manifest_path).parent_path().string();
   const std::string bin_path = (dir.empty() ? "" : dir + "/") + file;

@@ -3,22 +3,40 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cctype>
+#include <charconv>
 #include <string_view>
-#include <unordered_set>
 
 #include "nvfp4/io.hpp"
 
 namespace nvfp4 {
 
+namespace {
+// Objects up to this many members are searched linearly; past it they keep a key index.
+constexpr size_t kIndexFrom = 16;
+}  // namespace
+
 Json& Json::set(const std::string& k, Json v) {
   type_ = Type::kObject;
-  for (auto& kv : obj_)
-    if (kv.first == k) { kv.second = std::move(v); return *this; }
-  obj_.emplace_back(k, std::move(v));
+  if (const Json* old = find(k)) { *const_cast<Json*>(old) = std::move(v); return *this; }
+  append(k, std::move(v));
   return *this;
 }
 
+void Json::append(std::string k, Json v) {
+  if (index_.map) index_.map->emplace(k, obj_.size());
+  obj_.emplace_back(std::move(k), std::move(v));
+  if (!index_.map && obj_.size() > kIndexFrom) {
+    index_.map = std::make_unique<std::unordered_map<std::string, size_t>>();
+    index_.map->reserve(obj_.size() * 2);
+    for (size_t i = 0; i < obj_.size(); ++i) index_.map->emplace(obj_[i].first, i);
+  }
+}
+
 const Json* Json::find(std::string_view k) const {
+  if (index_.map) {
+    auto it = index_.map->find(std::string(k));
+    return it == index_.map->end() ? nullptr : &obj_[it->second].second;
+  }
   for (auto& kv : obj_)
     if (kv.first == k) return &kv.second;
   return nullptr;
@@ -77,7 +95,11 @@ void Json::dump_to(std::string& out, int indent, int depth) const {
   switch (type_) {
     case Type::kNull: out += "null"; break;
     case Type::kBool: out += b_ ? "true" : "false"; break;
-    case Type::kNumber: number(out, n_); break;
+    case Type::kNumber:
+      if (int_ == Int::kSigned) out += std::to_string(static_cast<int64_t>(bits_));
+      else if (int_ == Int::kUnsigned) out += std::to_string(bits_);
+      else number(out, n_);
+      break;
     case Type::kString: escape(out, s_); break;
     case Type::kArray: {
       // Arrays of scalars stay on one line: shapes and coordinates read better that way.
@@ -124,6 +146,24 @@ struct JsonParser {
   void ws() { while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r')) ++i; }
   bool fail(const std::string& m) { if (err.empty()) err = m + " at offset " + std::to_string(i); return false; }
 
+  // Four hex digits at i (consumed) into v.
+  bool hex4(unsigned& v) {
+    if (i + 4 > s.size()) return false;
+    v = 0;
+    for (int d = 0; d < 4; ++d) {
+      const char h = s[i + d];
+      if (!std::isxdigit(static_cast<unsigned char>(h))) return false;
+      v = v * 16 + static_cast<unsigned>(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+    }
+    i += 4;
+    return true;
+  }
+  static std::string hex(unsigned v) {
+    char b[8];
+    std::snprintf(b, sizeof b, "%04x", v);
+    return b;
+  }
+
   bool str(std::string& out) {
     if (i >= s.size() || s[i] != '"') return fail("expected string");
     ++i;
@@ -139,17 +179,28 @@ struct JsonParser {
           case 'b': out += '\b'; break;
           case 'f': out += '\f'; break;
           case 'u': {
-            if (i + 4 > s.size()) return fail("bad \\u escape");
             unsigned cp = 0;
-            for (int d = 0; d < 4; ++d) {
-              const char h = s[i + d];
-              if (!std::isxdigit(static_cast<unsigned char>(h))) return fail("bad \\u escape");
-              cp = cp * 16 + static_cast<unsigned>(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+            if (!hex4(cp)) return fail("bad \\u escape");
+            // Characters past U+FFFF come as a UTF-16 pair (what Python's json.dumps writes for an
+            // emoji): one code point, four UTF-8 bytes. Half a pair encodes nothing.
+            if (cp >= 0xDC00 && cp <= 0xDFFF) return fail("unpaired low surrogate \\u" + hex(cp));
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+              unsigned lo = 0;
+              if (s.substr(i, 2) != "\\u") return fail("unpaired high surrogate \\u" + hex(cp));
+              i += 2;
+              if (!hex4(lo)) return fail("bad \\u escape");
+              if (lo < 0xDC00 || lo > 0xDFFF) return fail("high surrogate \\u" + hex(cp) + " followed by \\u" + hex(lo));
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             }
-            i += 4;
             if (cp < 0x80) out += static_cast<char>(cp);
             else if (cp < 0x800) { out += static_cast<char>(0xC0 | (cp >> 6)); out += static_cast<char>(0x80 | (cp & 0x3F)); }
-            else { out += static_cast<char>(0xE0 | (cp >> 12)); out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)); out += static_cast<char>(0x80 | (cp & 0x3F)); }
+            else if (cp < 0x10000) { out += static_cast<char>(0xE0 | (cp >> 12)); out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)); out += static_cast<char>(0x80 | (cp & 0x3F)); }
+            else {
+              out += static_cast<char>(0xF0 | (cp >> 18));
+              out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+              out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+              out += static_cast<char>(0x80 | (cp & 0x3F));
+            }
             break;
           }
           default: out += e;
@@ -173,20 +224,17 @@ struct JsonParser {
       out = Json::object();
       ws();
       if (i < s.size() && s[i] == '}') { ++i; return true; }
-      // Members are appended directly (set() is a linear search): a header with thousands of
-      // tensors stays linear, and the set catches repeated keys.
-      std::unordered_set<std::string> seen;
       for (;;) {
         ws();
         std::string k;
         if (!str(k)) return false;
-        if (!seen.insert(k).second) return fail("duplicate key '" + k + "'");
+        if (out.find(k)) return fail("duplicate key '" + printable(k) + "'");
         ws();
         if (i >= s.size() || s[i] != ':') return fail("expected ':'");
         ++i;
         Json v;
         if (!value(v, depth + 1)) return false;
-        out.obj_.emplace_back(std::move(k), std::move(v));
+        out.append(std::move(k), std::move(v));
         ws();
         if (i < s.size() && s[i] == ',') { ++i; continue; }
         if (i < s.size() && s[i] == '}') { ++i; return true; }
@@ -228,6 +276,20 @@ struct JsonParser {
     if (end != num.c_str() + num.size()) return fail("bad number");
     i = j;
     out = Json(v);
+    // Digits alone (a seed, a byte count) keep their exact value when it fits 64 bits; -0 stays
+    // the double it prints as.
+    if (num.find_first_of(".eE+") == std::string::npos) {
+      const char *b = num.data(), *e = num.data() + num.size();
+      int64_t si = 0;
+      uint64_t ui = 0;
+      if (num[0] == '-') {
+        const auto r = std::from_chars(b, e, si);
+        if (r.ec == std::errc() && r.ptr == e && si != 0) out = Json(si);
+      } else {
+        const auto r = std::from_chars(b, e, ui);
+        if (r.ec == std::errc() && r.ptr == e) out = Json(ui);
+      }
+    }
     return true;
   }
 };

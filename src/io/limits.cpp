@@ -79,25 +79,31 @@ Status check_raw_size(uint64_t have, const std::vector<int64_t>& dims, int64_t e
 }
 
 namespace {
-// Parses "123", "64M", "2G" (binary multiples); 0 when malformed.
-uint64_t parse_size(const char* s) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(s, &end, 10);
-  if (end == s) return 0;
+// Parses "123", "64M", "2G" (binary multiples): digits only, then at most one suffix; 0 when
+// malformed, zero or past 64 bits.
+uint64_t parse_size(std::string_view s) {
+  uint64_t v = 0;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ec != std::errc() || r.ptr == s.data()) return 0;
   uint64_t mult = 1;
-  switch (*end) {
-    case '\0': break;
-    case 'k': case 'K': mult = uint64_t{1} << 10; ++end; break;
-    case 'm': case 'M': mult = uint64_t{1} << 20; ++end; break;
-    case 'g': case 'G': mult = uint64_t{1} << 30; ++end; break;
-    default: return 0;
-  }
-  if (*end != '\0') return 0;
-  uint64_t r = 0;
-  if (__builtin_mul_overflow(static_cast<uint64_t>(v), mult, &r)) return 0;
-  return r;
+  std::string_view rest(r.ptr, static_cast<size_t>(s.data() + s.size() - r.ptr));
+  if (rest == "k" || rest == "K") mult = uint64_t{1} << 10;
+  else if (rest == "m" || rest == "M") mult = uint64_t{1} << 20;
+  else if (rest == "g" || rest == "G") mult = uint64_t{1} << 30;
+  else if (!rest.empty()) return 0;
+  uint64_t out = 0;
+  if (__builtin_mul_overflow(v, mult, &out)) return 0;
+  return out;
 }
 }  // namespace
+
+Status check_memory_limit_env() {
+  const char* env = std::getenv("NVFP4_MEMORY_LIMIT");
+  if (!env || parse_size(env) > 0) return Status::ok();
+  return invalid_argument("NVFP4_MEMORY_LIMIT='" + printable(env) +
+                          "' is not a memory size: expected <bytes|NK|NM|NG>, a positive integer with an optional "
+                          "K, M or G suffix (binary multiples), e.g. 512M or 2G");
+}
 
 uint64_t memory_budget_bytes() {
   uint64_t phys = std::numeric_limits<uint64_t>::max();
@@ -125,6 +131,7 @@ std::string format_bytes(uint64_t bytes) {
 }
 
 Status check_memory(uint64_t bytes, std::string_view what) {
+  NVFP4_TRY(check_memory_limit_env());
   const uint64_t budget = memory_budget_bytes();
   if (bytes <= budget) return Status::ok();
   return unsupported(std::string(what) + " needs " + format_bytes(bytes) + " of memory; this machine has " +

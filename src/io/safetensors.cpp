@@ -15,6 +15,17 @@
 
 namespace nvfp4 {
 
+// Names come from the file: keep messages on one line and bounded whatever the bytes are.
+std::string st_printable(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size() && i < 200; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    out += (c < 0x20 || c == 0x7F) ? '?' : static_cast<char>(c);
+  }
+  if (s.size() > 200) out += "...";
+  return out;
+}
+
 namespace {
 
 struct DtypeInfo {
@@ -30,17 +41,6 @@ constexpr DtypeInfo kDtypes[] = {
     {StDtype::kF32, "F32", 4},         {StDtype::kI64, "I64", 8},         {StDtype::kU64, "U64", 8},
     {StDtype::kF64, "F64", 8},         {StDtype::kC64, "C64", 8},
 };
-
-// Names come from the file: keep messages on one line and bounded whatever the bytes are.
-std::string st_printable(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size() && i < 200; ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    out += (c < 0x20 || c == 0x7F) ? '?' : static_cast<char>(c);
-  }
-  if (s.size() > 200) out += "...";
-  return out;
-}
 
 Status bad(const std::string& label, const std::string& what) { return io_error("'" + label + "': " + what); }
 Status bad_tensor(const std::string& label, std::string_view name, const std::string& what) {
@@ -231,7 +231,8 @@ Result<SafetensorsFile> SafetensorsFile::view(const uint8_t* image, uint64_t siz
 }
 
 Result<SafetensorsFile> SafetensorsFile::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking, so that a FIFO is refused below instead of waiting forever for a writer.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return io_error("cannot open '" + path + "': " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

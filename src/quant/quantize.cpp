@@ -30,10 +30,11 @@ Result<Recipe> parse_recipe(std::string_view s) {
 
 Result<Tensor> quantize(const uint16_t* x, int64_t rows, int64_t cols, float global_scale,
                         const QuantizeOptions& opt) {
+  // The shape first: an empty array (a (0, 32) .npy) has no data pointer, and its zero dimension is
+  // what the caller needs to hear about.
+  NVFP4_TRY(check_dim(rows, "quantize: rows"));
+  NVFP4_TRY(check_dim(cols, "quantize: cols"));
   if (x == nullptr) return invalid_argument("quantize: input pointer is null");
-  if (rows <= 0 || cols <= 0)
-    return invalid_argument("quantize: shape [" + std::to_string(rows) + ", " + std::to_string(cols) +
-                            "] must be positive");
   NVFP4_TRY(check_gemm_problem(rows, 1, cols, 1, "quantize"));
   if (!opt.pad && (rows % 16 != 0 || cols % 16 != 0))
     return invalid_argument("quantize: shape [" + std::to_string(rows) + ", " + std::to_string(cols) +

@@ -3,7 +3,9 @@
 #include <cstring>
 #include <string>
 
+#include "args.hpp"
 #include "commands.hpp"
+#include "nvfp4/limits.hpp"
 
 namespace {
 const char* kHelp =
@@ -32,6 +34,8 @@ int run(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string cmd = argv[1];
+  // Checked before any command runs: a limit the user set but mistyped must not go unnoticed.
+  if (Status st = check_memory_limit_env(); !st.is_ok()) return fail(cmd, st);
   if (cmd == "version" || cmd == "--version") return cmd_version(argc, argv);
   if (cmd == "quantize") return cmd_quantize(argc, argv);
   if (cmd == "validate") return cmd_validate(argc, argv);
