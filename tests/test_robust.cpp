@@ -424,6 +424,16 @@ TEST(CliRobust, FifoInputsAreRefusedNotWaitedOn) {
     EXPECT_NE(r.out.find("not a regular file"), std::string::npos) << cmd << ": " << r.out;
   }
   EXPECT_FALSE(fs::exists(dir + "/o.safetensors"));
+  // validate --inputs: a FIFO as the stored weight beside a real activation (the test for the
+  // weight's presence opened it, and waited for a writer).
+  std::vector<uint16_t> x(16 * 256, 0x3F80);
+  ASSERT_TRUE(write_npy(dir + "/lin.x.npy", "u2", {16, 256}, x.data(), x.size() * 2).is_ok());
+  ASSERT_EQ(mkfifo((dir + "/lin.weight.npy").c_str(), 0600), 0);
+  const std::string cmd = "validate --shapes lin:64:256 --rows 16 --inputs " + dir + " --quiet --out " + dir + "/v";
+  auto r = run_cli(cmd, "timeout 20 ");
+  EXPECT_EQ(r.code, 4) << cmd << ": " << r.out;
+  EXPECT_EQ(lines(r.out), 1) << cmd << ": " << r.out;
+  EXPECT_NE(r.out.find("not a regular file"), std::string::npos) << cmd << ": " << r.out;
   fs::remove_all(dir);
 }
 

@@ -325,7 +325,10 @@ Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t 
     // <name>.weight.npy [N16][K16/2] u8 hi_first, <name>.weight_scale.npy swizzled u8,
     // <name>.weight_scale_2.npy f32 scalar. Otherwise <name>.w.npy in bf16, quantized here.
     const std::string pq = inputs_dir + "/" + l.name + ".weight.npy";
-    if (std::ifstream(pq).good()) {
+    // Present or not by the name alone: opening a FIFO here would wait for a writer (read_npy
+    // refuses what is not a regular file).
+    std::error_code ec;
+    if (std::filesystem::exists(pq, ec)) {
       const std::string ps = inputs_dir + "/" + l.name + ".weight_scale.npy", ps2 = inputs_dir + "/" + l.name + ".weight_scale_2.npy";
       NVFP4_ASSIGN_OR_RETURN(NpyArray aq, read_npy(pq));
       NVFP4_ASSIGN_OR_RETURN(NpyArray as, read_npy(ps));
