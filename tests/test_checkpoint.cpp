@@ -124,11 +124,27 @@ TEST(Checkpoint, FindsAndChecksNvfp4Layers) {
   EXPECT_FALSE(checkpoint_layer(f.value(), "nothing").is_ok());
 }
 
+using MetaEdit = std::function<void(Blobs&, std::vector<std::pair<std::string, std::string>>&)>;
+
+// The NVFP4 layer L (32 x 64), edited, written to `path`: the message checkpoint_layers refuses it
+// with ("" after a test failure: the file could not be written or opened, or it was accepted).
+std::string layer_refusal(const std::string& L, const MetaEdit& edit, const std::string& path) {
+  Blobs b = nvfp4_layer(L, 32, 64, 5);
+  std::vector<std::pair<std::string, std::string>> meta;
+  edit(b, meta);
+  if (!write_blobs(path, b, meta).is_ok()) return ADD_FAILURE() << "cannot write " << path, "";
+  auto f = SafetensorsFile::open(path);
+  if (!f.is_ok()) return ADD_FAILURE() << path << ": " << f.status().message(), "";
+  auto layers = checkpoint_layers(f.value());
+  if (layers.is_ok()) return ADD_FAILURE() << path << ": accepted", "";
+  return layers.status().message();
+}
+
 TEST(Checkpoint, RefusesBrokenNvfp4Layers) {
   const std::string L = "net.fc";
   struct Case {
     const char* name;
-    std::function<void(Blobs&, std::vector<std::pair<std::string, std::string>>&)> edit;
+    MetaEdit edit;
     std::string tensor, expect;
   };
   const std::vector<Case> cases = {
@@ -162,16 +178,8 @@ TEST(Checkpoint, RefusesBrokenNvfp4Layers) {
        L + ".comfy_quant", "disagrees"},
   };
   for (const auto& c : cases) {
-    Blobs b = nvfp4_layer(L, 32, 64, 5);
-    std::vector<std::pair<std::string, std::string>> meta;
-    c.edit(b, meta);
     const std::string path = tmp(std::string("broken_") + c.name + ".safetensors");
-    ASSERT_TRUE(write_blobs(path, b, meta).is_ok()) << c.name;
-    auto f = SafetensorsFile::open(path);
-    ASSERT_TRUE(f.is_ok()) << c.name << ": " << f.status().message();
-    auto layers = checkpoint_layers(f.value());
-    ASSERT_FALSE(layers.is_ok()) << c.name;
-    const std::string& m = layers.status().message();
+    const std::string m = layer_refusal(L, c.edit, path);
     EXPECT_NE(m.find(path), std::string::npos) << c.name << ": " << m;
     if (!c.tensor.empty()) EXPECT_NE(m.find("tensor '" + c.tensor + "'"), std::string::npos) << c.name << ": " << m;
     EXPECT_NE(m.find(c.expect), std::string::npos) << c.name << ": " << m;
@@ -187,7 +195,7 @@ TEST(Checkpoint, ErrorsNamingFileProvidedNamesStayOnOneLine) {
   const std::string L = "x\ny";
   struct Case {
     const char* name;
-    std::function<void(Blobs&, std::vector<std::pair<std::string, std::string>>&)> edit;
+    MetaEdit edit;
     std::string expect;
   };
   const std::vector<Case> cases = {
@@ -202,16 +210,8 @@ TEST(Checkpoint, ErrorsNamingFileProvidedNamesStayOnOneLine) {
        "disagrees with _quantization_metadata's 'a?b'"},
   };
   for (const auto& c : cases) {
-    Blobs b = nvfp4_layer(L, 32, 64, 5);
-    std::vector<std::pair<std::string, std::string>> meta;
-    c.edit(b, meta);
     const std::string path = tmp(std::string("newline_") + c.name + ".safetensors");
-    ASSERT_TRUE(write_blobs(path, b, meta).is_ok()) << c.name;
-    auto f = SafetensorsFile::open(path);
-    ASSERT_TRUE(f.is_ok()) << c.name << ": " << f.status().message();
-    auto layers = checkpoint_layers(f.value());
-    ASSERT_FALSE(layers.is_ok()) << c.name;
-    const std::string& m = layers.status().message();
+    const std::string m = layer_refusal(L, c.edit, path);
     EXPECT_EQ(m.find('\n'), std::string::npos) << c.name << ": " << m;
     EXPECT_NE(m.find(c.expect), std::string::npos) << c.name << ": " << m;
     auto r = run("inspect " + path);

@@ -24,6 +24,20 @@
 using namespace nvfp4;
 namespace fs = std::filesystem;
 
+// The tests that set an address-space limit: AddressSanitizer reserves more than they allow.
+#if defined(__SANITIZE_ADDRESS__)
+#define NVFP4_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NVFP4_UNDER_ASAN 1
+#endif
+#endif
+#ifdef NVFP4_UNDER_ASAN
+#define SKIP_UNDER_ASAN() GTEST_SKIP() << "skipped: AddressSanitizer reserves more address space than the limit this test sets"
+#else
+#define SKIP_UNDER_ASAN() (void)0
+#endif
+
 namespace {
 std::string scratch(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("nvfp4_robust_" + std::to_string(getpid())) / name;
@@ -357,13 +371,7 @@ TEST(CliRobust, AbsurdSizesAreOneLineRefusals) {
 // The CLI's last line of defence: an allocation the estimates allow but the process cannot get
 // (here an address-space limit) ends in one line and exit 4, not std::bad_alloc's abort.
 TEST(CliRobust, OutOfMemoryIsOneLineAndExit4) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "skipped: AddressSanitizer reserves more address space than the limit this test sets";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "skipped: AddressSanitizer reserves more address space than the limit this test sets";
-#endif
-#endif
+  SKIP_UNDER_ASAN();
   auto r = run_cli("validate --linear fc1 --rows 128 --candidate cpu-oracle --quiet --out " + scratch("oom"),
                    "ulimit -v 300000; ");
   EXPECT_EQ(r.code, 4) << r.out;
@@ -453,13 +461,7 @@ TEST(CliRobust, MalformedMemoryLimitIsReported) {
 // Threads the system refuses (here the address space for their stacks) are not an abort: the work
 // runs on the threads that started, and the output is the same as with one thread.
 TEST(CliRobust, ThreadsTheSystemRefusesStillFinishTheWork) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "skipped: AddressSanitizer reserves more address space than the limit this test sets";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "skipped: AddressSanitizer reserves more address space than the limit this test sets";
-#endif
-#endif
+  SKIP_UNDER_ASAN();
   const std::string dir = scratch("threads");
   // 40000 rows: 5000 chunks of 8 rows, so all 1024 threads are asked for; their 8 MiB stacks need
   // 8 GiB of address space, and the limit leaves room for about 300.
