@@ -109,7 +109,9 @@ int cmd_quantize(int argc, char** argv) {
     rows = a->shape[0];
     cols = a->shape[1];
     x.resize(a->bytes.size() / 2);
-    std::memcpy(x.data(), a->bytes.data(), a->bytes.size());
+    // An empty array (a zero dimension, refused by the quantizer below) has no data to copy, and
+    // memcpy from its null pointer is undefined even for zero bytes.
+    if (!a->bytes.empty()) std::memcpy(x.data(), a->bytes.data(), a->bytes.size());
   } else {
     if (!args->has("shape")) return fail("quantize", invalid_argument("a raw input needs --shape R,C"));
     auto dims = parse_dims(args->get("shape"), "--shape", 2);
