@@ -11,10 +11,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
+#include "common/parallel.hpp"
 #include "nvfp4/io.hpp"
 #include "nvfp4/limits.hpp"
 #include "nvfp4/quant.hpp"
@@ -476,4 +479,29 @@ TEST(CliRobust, ThreadsTheSystemRefusesStillFinishTheWork) {
   ASSERT_EQ(many.code, 0) << many.out;
   EXPECT_EQ(read_file(dir + "/many.safetensors").value(), read_file(dir + "/one.safetensors").value());
   fs::remove_all(dir);
+}
+
+// An exception thrown by the work of a parallel loop (an allocation the OS refuses, say) reaches
+// the caller once every thread has been joined, whichever thread threw it, the caller's included;
+// until 2026-12-05 it called std::terminate (escaping a worker thread, or skipping the joins).
+TEST(Parallel, AnExceptionInTheWorkReachesTheCallerAfterTheJoins) {
+  for (int64_t bad : {int64_t{0}, int64_t{1}, int64_t{500}, int64_t{999}}) {
+    std::atomic<int64_t> done{0};
+    auto run = [&] {
+      detail::parallel_for(1000, 1, 4, [&](int64_t b, int64_t e, int) {
+        for (int64_t i = b; i < e; ++i) {
+          if (i == bad) throw std::runtime_error("chunk " + std::to_string(i));
+          done.fetch_add(1);
+        }
+      });
+    };
+    EXPECT_THROW(run(), std::runtime_error) << bad;
+    EXPECT_LT(done.load(), 1000) << bad;
+  }
+  // Without an exception every index is visited once.
+  std::vector<std::atomic<int>> seen(1000);
+  detail::parallel_for(1000, 7, 4, [&](int64_t b, int64_t e, int) {
+    for (int64_t i = b; i < e; ++i) seen[static_cast<size_t>(i)].fetch_add(1);
+  });
+  for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i].load(), 1) << i;
 }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -29,11 +30,23 @@ void parallel_for(int64_t n, int64_t grain, int threads, Fn&& fn) {
     return;
   }
   std::atomic<int64_t> next{0};
+  // An exception from fn (std::bad_alloc, say) must reach the caller, where the library turns it
+  // into a status: escaping a thread's function, or leaving this one before the joins, it would
+  // call std::terminate. The first one is kept, the chunks left are abandoned, and it is rethrown
+  // once every thread has been joined.
+  std::exception_ptr error;
+  std::mutex error_mu;
   auto worker = [&](int w) {
-    for (;;) {
-      const int64_t c = next.fetch_add(1);
-      if (c >= chunks) break;
-      fn(c * grain, std::min(n, (c + 1) * grain), w);
+    try {
+      for (;;) {
+        const int64_t c = next.fetch_add(1);
+        if (c >= chunks) break;
+        fn(c * grain, std::min(n, (c + 1) * grain), w);
+      }
+    } catch (...) {
+      next.store(chunks);
+      const std::lock_guard<std::mutex> lock(error_mu);
+      if (!error) error = std::current_exception();
     }
   };
   std::vector<std::thread> pool;
@@ -47,6 +60,7 @@ void parallel_for(int64_t n, int64_t grain, int threads, Fn&& fn) {
   }
   worker(0);
   for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace nvfp4::detail
