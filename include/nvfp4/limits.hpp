@@ -49,5 +49,8 @@ Status check_memory(uint64_t bytes, std::string_view what);
 // `outputs` copies of the [m][n] fp32 + bf16 result held at once (reference, candidate, ...). Checks
 // each dimension, every product, and the estimated footprint against the machine.
 Status check_gemm_problem(int64_t m, int64_t n, int64_t k, int outputs, std::string_view what);
+// The same checks of the dimensions and products, and the footprint in bytes, without comparing it
+// with this machine's memory: for calls that hold the problem in GPU memory, not the host's.
+Result<int64_t> gemm_problem_bytes(int64_t m, int64_t n, int64_t k, int outputs, std::string_view what);
 
 }  // namespace nvfp4

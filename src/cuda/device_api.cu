@@ -88,18 +88,11 @@ Status check_aligned(const void* p, const char* name, unsigned bytes = 16) {
   return Status::ok();
 }
 
-// The device entry points' size check: every dimension and product in range, as check_gemm_problem
-// has it, but nothing charged against the host's memory, which these calls do not use (a problem
-// that fits the GPU must not be refused for the host's RAM, nor by NVFP4_MEMORY_LIMIT).
-Status check_device_problem(int64_t m, int64_t n, int64_t k, const std::string& what) {
-  NVFP4_TRY(check_dim(m, what + ": M (rows)"));
-  NVFP4_TRY(check_dim(n, what + ": N"));
-  NVFP4_TRY(check_dim(k, what + ": K"));
-  int64_t p = 0;
-  if (__builtin_mul_overflow(m, k, &p) || __builtin_mul_overflow(n, k, &p) || __builtin_mul_overflow(m, n, &p) ||
-      __builtin_mul_overflow(m, n * int64_t{4}, &p))
-    return invalid_argument(what + ": the problem's size overflows a 64-bit byte count");
-  return Status::ok();
+// The device entry points' size check: check_gemm_problem's dimensions and products, but nothing
+// charged against the host's memory, which these calls do not use (a problem that fits the GPU
+// must not be refused for the host's RAM, nor by NVFP4_MEMORY_LIMIT).
+Status check_device_problem(int64_t m, int64_t n, int64_t k, const char* what) {
+  return gemm_problem_bytes(m, n, k, 1, what).status();
 }
 
 // A stream-ordered workspace: allocated and freed on the stream, so freeing never waits for the GPU.

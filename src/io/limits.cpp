@@ -138,7 +138,7 @@ Status check_memory(uint64_t bytes, std::string_view what) {
                      format_bytes(budget));
 }
 
-Status check_gemm_problem(int64_t m, int64_t n, int64_t k, int outputs, std::string_view what) {
+Result<int64_t> gemm_problem_bytes(int64_t m, int64_t n, int64_t k, int outputs, std::string_view what) {
   const std::string w(what);
   NVFP4_TRY(check_dim(m, w + ": M (rows)"));
   NVFP4_TRY(check_dim(n, w + ": N"));
@@ -153,8 +153,13 @@ Status check_gemm_problem(int64_t m, int64_t n, int64_t k, int outputs, std::str
   int64_t total = 0;
   if (__builtin_add_overflow(in_bytes, out_bytes, &total))
     return invalid_argument(w + ": the problem's size overflows a 64-bit byte count");
-  return check_memory(static_cast<uint64_t>(total),
-                      w + " (" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + ")");
+  return total;
+}
+
+Status check_gemm_problem(int64_t m, int64_t n, int64_t k, int outputs, std::string_view what) {
+  NVFP4_ASSIGN_OR_RETURN(const int64_t bytes, gemm_problem_bytes(m, n, k, outputs, what));
+  return check_memory(static_cast<uint64_t>(bytes), std::string(what) + " (" + std::to_string(m) + "x" + std::to_string(n) +
+                                                        "x" + std::to_string(k) + ")");
 }
 
 }  // namespace nvfp4
