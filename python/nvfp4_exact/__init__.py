@@ -288,6 +288,15 @@ def resolve_backend(backend: str = "auto", contract: str = "sequential") -> str:
     return _core.resolve_backend(_str(backend, "backend"), _str(contract, "contract"))
 
 
+def _resolve_on(device: Any, backend: str, contract: str) -> str:
+    # The library resolves "auto" for the calling thread's current GPU; a tensor on another GPU
+    # (an H100 beside an RTX 50, say) must get the kernel of its own GPU, so resolve with it current.
+    import torch
+
+    with torch.cuda.device(device):
+        return resolve_backend(backend, contract)
+
+
 def _result(out: np.ndarray, raw: Optional[np.ndarray], lead: tuple, origin, return_raw: bool) -> Any:
     n = out.shape[1]
     out_t = from_host(out.reshape(*lead, n), origin, bf16=True)
@@ -333,7 +342,7 @@ def matmul(
     if int(a.shape[1]) != int(w.shape[1]):
         raise ValueError(f"K mismatch: a is {tuple(a.shape)}, w is {tuple(w.shape)}")
     if is_cuda(a.data):
-        name = resolve_backend(backend, contract)
+        name = _resolve_on(a.data.device, backend, contract)
         if name in _DEVICE_BACKENDS and _has_gpu_kernels(a.data.device):
             return _matmul_device(a, w, alpha, bias, name, return_raw, contract)
     ad, origin = to_host(a.data, "a.data")
@@ -414,7 +423,7 @@ def linear(
     if 0 in _shape_of(x)[:-1]:
         return _empty_linear(x, weight, bias, out_features, return_raw)
     if is_cuda(x):
-        name = resolve_backend(backend, contract)
+        name = _resolve_on(x.device, backend, contract)
         if name in _DEVICE_BACKENDS and (input_scale is None or name == "sm90") and _has_gpu_kernels(x.device):
             return _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, name, out_features,
                                   return_raw, contract)

@@ -203,3 +203,27 @@ def test_host_matmul_reads_cuda_global_scales():
     got = nx.matmul(cuda_q(a), cuda_q(w), backend="cpu-oracle")
     assert got.device.type == "cuda" and np.array_equal(bits(got), want)
     assert nx.host_copies["scalars"] == 2, nx.host_copies
+
+
+@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.device_count() < 2, reason="needs two CUDA devices")
+def test_auto_backend_is_resolved_for_the_tensors_gpu(monkeypatch):
+    """"auto" names the kernel of the GPU holding the operands, not of the caller's current GPU
+    (an H100 beside an RTX 50 need different kernels): resolved with that GPU current."""
+    seen = []
+    real = nx.resolve_backend
+
+    def spy(backend="auto", contract="sequential"):
+        seen.append(torch.cuda.current_device())
+        return real(backend, contract)
+
+    monkeypatch.setattr(nx, "resolve_backend", spy)
+    last = torch.cuda.device_count() - 1
+    x = random_bf16((16, 64), seed=12)
+    wq = nx.quantize(random_bf16((32, 64), seed=13, scale=0.05), pad=True)
+    want = nx.linear(x, wq.data, wq.scales, wq.global_scale)
+    with torch.cuda.device(0):
+        got = nx.linear(as_torch_bf16(x, f"cuda:{last}"), torch.from_numpy(wq.data).to(f"cuda:{last}"),
+                        torch.from_numpy(wq.scales).to(f"cuda:{last}"), wq.global_scale)
+        assert torch.cuda.current_device() == 0
+    assert seen == [last], seen
+    assert got.device == torch.device(f"cuda:{last}") and np.array_equal(bits(got), want)
