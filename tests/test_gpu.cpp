@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -1292,6 +1294,12 @@ TEST(DeviceApi, WithoutAGpuEveryEntryPointSaysUnsupported) {
   expect_unsupported(amax_bf16_device(fake16, 16, nullptr).status(), "amax_bf16_device");
   expect_unsupported(dequantize_gpu_device(fake8, fake8, 16, 128, 1.0f, NibbleOrder::kHiFirst, fake16, nullptr),
                      "dequantize_gpu_device");
+  const auto* fake_scale = reinterpret_cast<const float*>(uintptr_t{1} << 20);
+  expect_unsupported(quantize_gpu_device_with_device_scale(fake16, 16, 128, fake_scale, o, fake8, fake8, nullptr),
+                     "quantize_gpu_device_with_device_scale");
+  expect_unsupported(dequantize_gpu_device_with_device_scale(fake8, fake8, 16, 128, fake_scale, NibbleOrder::kHiFirst, fake16,
+                                                             nullptr),
+                     "dequantize_gpu_device_with_device_scale");
 }
 
 // quantize_gpu_device's codes go out one 8-byte store per block of 16: a buffer at an offset that
@@ -1307,6 +1315,43 @@ TEST(DeviceApi, QuantizeRefusesCodesNotOnAnEightByteBoundary) {
   const Status s = quantize_gpu_device(x, 16, 128, 1.0f, o, data, scales, nullptr);
   EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument) << s.message();
   EXPECT_NE(s.message().find("data is not 8-byte aligned"), std::string::npos) << s.message();
+}
+
+// The device-scale entry points check their pointers before anything is launched or any GPU is
+// asked for (a scale pointer is read by a kernel: a null or misaligned one would fault there), and
+// matmul takes both global scale pointers or neither. Runs without a GPU.
+TEST(DeviceApi, DeviceScalePointersAreCheckedFirst) {
+  if (!cuda_info().built_with_cuda) GTEST_SKIP() << "built without CUDA";
+  auto* x = reinterpret_cast<uint16_t*>(uintptr_t{1} << 20);
+  auto* scales = reinterpret_cast<uint8_t*>(uintptr_t{1} << 21);
+  auto* data = reinterpret_cast<uint8_t*>(uintptr_t{1} << 22);
+  const auto* odd = reinterpret_cast<const float*>((uintptr_t{1} << 23) + 2);
+  QuantizeOptions o;
+  o.pad = true;
+  auto expect_refused = [](const Status& s, const char* needle) {
+    EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument) << s.message();
+    EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
+  };
+  expect_refused(quantize_gpu_device_with_device_scale(x, 16, 128, nullptr, o, data, scales, nullptr), "pointer is null");
+  expect_refused(quantize_gpu_device_with_device_scale(x, 16, 128, odd, o, data, scales, nullptr), "4-byte aligned");
+  expect_refused(dequantize_gpu_device_with_device_scale(data, scales, 16, 128, nullptr, NibbleOrder::kHiFirst, x, nullptr),
+                 "pointer is null");
+  expect_refused(dequantize_gpu_device_with_device_scale(data, scales, 16, 128, odd, NibbleOrder::kHiFirst, x, nullptr),
+                 "4-byte aligned");
+  PreparedWeight w;  // never reached: the arguments are refused first
+  w.n = 64;
+  w.k = 128;
+  w.kernel = GpuGemmKernel::kSm120pEmulated;
+  DeviceMatmul mm;
+  mm.a = data;
+  mm.a_scales = scales;
+  mm.m = 16;
+  mm.k = 128;
+  mm.out = x;
+  mm.scale_a = reinterpret_cast<const float*>(uintptr_t{1} << 23);
+  expect_refused(matmul_gpu_device(w, mm), "both global scale pointers");
+  mm.scale_w = odd;
+  expect_refused(matmul_gpu_device(w, mm), "scale_w is not 4-byte aligned");
 }
 
 // sm90_config_for is public: an SM count of zero or less (a caller's uninitialised value) must not
@@ -1340,5 +1385,109 @@ TEST(Gpu, MatmulRefusesMisalignedScalesOnEverySm120Kernel) {
   }
   EXPECT_GT(ran, 0) << "no SM120-side kernel took a prepared weight";
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+// Global scales left in device memory (comfy-kitchen's CUDA scalars), read by the kernels so that
+// nothing waits for the stream. quantize and dequantize: the bits of the host-scale calls (and of
+// quantize() / dequantize() on the CPU) on the golden-style scales, a bf16 dynamic one, 0, and an
+// odd padded shape, in both nibble orders.
+TEST(Gpu, QuantizeAndDequantizeReadTheirGlobalScaleFromDeviceMemory) {
+  REQUIRE_GPU();
+  for (const auto [rows, cols] : {std::pair<int64_t, int64_t>{64, 256}, {37, 203}}) {
+    const auto x = synthetic_activation(rows, cols, 17, ActivationKind::kOutlierChannels);
+    const Geometry g = Geometry::of(rows, cols);
+    DevMem dx(x.size() * 2), ds(4), dd(g.data_bytes()), dsf(g.scale_bytes(ScaleLayout::kSwizzled128x4)),
+        dout(g.rows16 * g.cols16 * 2);
+    ASSERT_EQ(cudaMemcpy(dx.p, x.data(), x.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+    for (const float s : {global_scale_dynamic(x.data(), x.size()), 0.0123f, 0.0f})
+      for (const NibbleOrder nib : {NibbleOrder::kHiFirst, NibbleOrder::kLoFirst}) {
+        QuantizeOptions o;
+        o.pad = true;
+        o.nibbles = nib;
+        const Tensor want = quantize(x.data(), rows, cols, s, o).value();
+        ASSERT_EQ(cudaMemcpy(ds.p, &s, 4, cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemset(dd.p, 0xAB, g.data_bytes()), cudaSuccess);
+        ASSERT_EQ(cudaMemset(dsf.p, 0xAB, g.scale_bytes(ScaleLayout::kSwizzled128x4)), cudaSuccess);
+        const Status st = quantize_gpu_device_with_device_scale(dx.as<uint16_t>(), rows, cols, ds.as<float>(), o,
+                                                                dd.as<uint8_t>(), dsf.as<uint8_t>(), nullptr);
+        ASSERT_TRUE(st.is_ok()) << st.message();
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        Tensor got = want;
+        ASSERT_EQ(cudaMemcpy(got.data.data(), dd.p, got.data.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(got.scales.data(), dsf.p, got.scales.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+        EXPECT_EQ(got.data, want.data) << rows << "x" << cols << " s " << s;
+        EXPECT_EQ(got.scales, want.scales) << rows << "x" << cols << " s " << s;
+        // Back to bf16 from the same device scale: dequantize()'s comfy-cuda bits, padding included.
+        const Status sd = dequantize_gpu_device_with_device_scale(dd.as<uint8_t>(), dsf.as<uint8_t>(), rows, cols,
+                                                                  ds.as<float>(), nib, dout.as<uint16_t>(), nullptr);
+        ASSERT_TRUE(sd.is_ok()) << sd.message();
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        std::vector<uint16_t> y(g.rows16 * g.cols16);
+        ASSERT_EQ(cudaMemcpy(y.data(), dout.p, y.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+        EXPECT_EQ(y, dequantize(want, DequantRecipe::kComfyCuda)) << rows << "x" << cols << " s " << s;
+      }
+  }
+}
+
+// matmul_gpu_device with A's and W's global scales in device memory (scale_a, scale_w): alpha =
+// f32_rn(s_a * s_w) formed on the GPU (sm90: by its pre-pass) and the host alpha not read (NaN
+// here), on every kernel with a device path, sequential and (SM120-side) split-K: the oracle's
+// bits. A product the host alpha check would refuse (Inf) is applied as is: the oracle's outputs
+// under that alpha, a NaN being any NaN (Inf * 0 makes the platform's default NaN pattern).
+TEST(Gpu, MatmulFormsAlphaFromGlobalScalesInDeviceMemory) {
+  REQUIRE_GPU();
+  const int64_t m = 45, n = 136, k = 1000;
+  const auto x = synthetic_activation(m, k, 63, ActivationKind::kOutlierChannels);
+  const Tensor A = quantized(x, m, k);
+  const Tensor W = quantized(synthetic_weight(n, k, 64), n, k);
+  DevMem da(A.data.size()), dsa(A.scales.size()), dout(m * n * 2), draw(m * n * 4), dscales(8);
+  ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  int ran = 0;
+  for (GpuGemmKernel kernel : available_gpu_kernels()) {
+    auto w = prepare_weight_gpu(W, kernel);
+    if (!w.is_ok()) continue;  // a kernel without a device path
+    std::vector<std::string> contracts = {"sequential"};
+    if (kernel != GpuGemmKernel::kSm90) contracts.push_back("split_k:3:cublas:fp32");
+    for (const float s_a : {A.global_scale, std::numeric_limits<float>::infinity()})
+      for (const std::string& c : contracts) {
+        const float host_scales[2] = {s_a, W.global_scale};
+        ASSERT_EQ(cudaMemcpy(dscales.p, host_scales, 8, cudaMemcpyHostToDevice), cudaSuccess);
+        GemmSpec spec;
+        spec.alpha = s_a * W.global_scale;  // f32_rn, §2.4
+        spec.contracts = {ReductionContract::parse(c).value()};
+        auto ref = gemm_oracle(A, W, spec);
+        ASSERT_TRUE(ref.is_ok()) << ref.status().message();
+        DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, std::numeric_limits<float>::quiet_NaN(), dout,
+                                      draw.as<float>());
+        mm.scale_a = dscales.as<float>();
+        mm.scale_w = dscales.as<float>() + 1;
+        mm.contract = spec.contracts[0];
+        ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);
+        const Status st = matmul_gpu_device(*w.value(), mm);
+        ASSERT_TRUE(st.is_ok()) << to_string(kernel) << " " << c << ": " << st.message();
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        GpuGemmOutput got;
+        got.out.resize(m * n);
+        got.raw.resize(m * n);
+        ASSERT_EQ(cudaMemcpy(got.out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(got.raw.data(), draw.p, m * n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+        const GemmResult& r = (*ref)[0];
+        if (std::isfinite(spec.alpha)) {
+          EXPECT_EQ(count_diff(got, r), 0) << to_string(kernel) << " " << c;
+          continue;
+        }
+        int64_t bad = 0, nan = 0;
+        for (int64_t i = 0; i < m * n; ++i) {
+          const bool gn = (got.out[i] & 0x7FFF) > 0x7F80, rn = (r.out[i] & 0x7FFF) > 0x7F80;
+          nan += gn;
+          bad += canon(got.raw[i]) != canon(r.raw[i]) || gn != rn || (!gn && got.out[i] != r.out[i]);
+        }
+        EXPECT_EQ(bad, 0) << to_string(kernel) << " " << c << " alpha Inf";
+        EXPECT_LT(nan, m * n) << "every output NaN: the Inf alpha case tests nothing";
+      }
+    ++ran;
+  }
+  EXPECT_GT(ran, 0) << "no kernel with a device path ran";
 }
 #endif

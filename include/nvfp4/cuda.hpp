@@ -165,6 +165,12 @@ struct DeviceMatmul {
   int64_t a_pitch = 0;                // bytes per row (0: roundup(k,16)/2)
   NibbleOrder nibbles = NibbleOrder::kHiFirst;
   float alpha = 1.0f;
+  // Or A's and W's fp32 global scales in device memory (comfy-kitchen holds them as CUDA tensors):
+  // both set, alpha = f32_rn(*scale_a * *scale_w) is formed on the GPU and `alpha` is not read, so
+  // nothing waits for the stream. Their values are not checked (that would wait): a non-finite
+  // product is applied as ComfyUI's own GEMM applies it, where the host alpha would be refused.
+  const float* scale_a = nullptr;
+  const float* scale_w = nullptr;
   const uint16_t* bias = nullptr;     // [n] bf16, or null
   uint16_t* out = nullptr;            // [m][n] bf16
   float* raw = nullptr;               // [m][n] fp32 accumulators (no alpha), or null
@@ -185,6 +191,13 @@ Result<PreparedWeightBytes> prepared_weight_bytes(const PreparedWeight& w);
 // included); opt.pad must be set where rows or cols is not a multiple of 16. Enqueued on stream.
 Status quantize_gpu_device(const uint16_t* x, int64_t rows, int64_t cols, float global_scale, const QuantizeOptions& opt,
                            uint8_t* data, uint8_t* scales, void* stream, int device = -1);
+// The same with the global scale in device memory (ComfyUI's per-tensor scale, a CUDA tensor),
+// read by the kernel: nothing waits for the stream. The value is not checked (that would wait):
+// within quantize()'s domain (finite, >= 0) the bits are quantize()'s; outside it they are the
+// comfy-cuda kernel's arithmetic on it, as ComfyUI's own kernel computes them.
+Status quantize_gpu_device_with_device_scale(const uint16_t* x, int64_t rows, int64_t cols, const float* global_scale,
+                                             const QuantizeOptions& opt, uint8_t* data, uint8_t* scales, void* stream,
+                                             int device = -1);
 // The bf16 pattern of max |x| over n device elements (NaN skipped), for the dynamic global scale:
 // waits for the stream (the host needs the value).
 Result<uint16_t> amax_bf16_device(const uint16_t* x, int64_t n, void* stream, int device = -1);
@@ -192,5 +205,9 @@ Result<uint16_t> amax_bf16_device(const uint16_t* x, int64_t n, void* stream, in
 // scales in device memory, [rows16][cols16/2] codes, into bf16 out [rows16][cols16]. Enqueued on stream.
 Status dequantize_gpu_device(const uint8_t* data, const uint8_t* scales, int64_t rows, int64_t cols, float global_scale,
                              NibbleOrder nibbles, uint16_t* out, void* stream, int device = -1);
+// The same with the global scale in device memory (a CUDA tensor), read by the kernel.
+Status dequantize_gpu_device_with_device_scale(const uint8_t* data, const uint8_t* scales, int64_t rows, int64_t cols,
+                                               const float* global_scale, NibbleOrder nibbles, uint16_t* out, void* stream,
+                                               int device = -1);
 
 }  // namespace nvfp4

@@ -213,7 +213,10 @@ def quantize(
     A CUDA tensor with the comfy-cuda recipe is quantized on its GPU (the CUDA kernel, whatever
     ``device`` says: its bits are the CPU emulation's) into tensors torch allocates there, on the
     current stream; a ``dynamic``/``f32`` global scale waits for that stream (the scale is a Python
-    float). The eager recipes are CPU emulations: their CUDA input is copied to the host and back, as
+    float). A global scale given as a one-element float32 tensor on x's GPU (ComfyUI's per-tensor
+    scale) is read there by the kernel, nothing waits, and the result keeps that tensor as its
+    global_scale; its value is not checked (that would wait): outside [0, inf) the codes are the
+    kernel's arithmetic on it, as ComfyUI's own kernel computes them. The eager recipes are CPU emulations: their CUDA input is copied to the host and back, as
     is any CUDA input on a GPU the library has no kernels for (the CPU emulation's bits are the same).
     """
     for v, name in ((recipe, "recipe"), (nibbles, "nibbles"), (scale_layout, "scale_layout"), (device, "device")):
@@ -236,15 +239,29 @@ def _quantize_device(x: Any, global_scale: Any, nibbles: str, scale_layout: str,
     if xd.dim() != 2:
         raise ValueError(f"x must be 2-D, got {xd.dim()}-D")
     stream = cuda_stream(dev)
-    s = (_core.global_scale_device(xd, global_scale, stream) if isinstance(global_scale, str)
-         else scalar_f32(global_scale, "global_scale"))
+    s_dev = None if isinstance(global_scale, str) else _device_scalar(global_scale, dev)
+    if s_dev is not None:
+        s = global_scale  # read by the kernel; kept as given
+    elif isinstance(global_scale, str):
+        s = _core.global_scale_device(xd, global_scale, stream)
+    else:
+        s = scalar_f32(global_scale, "global_scale")
     rows, cols = int(xd.shape[0]), int(xd.shape[1])
     r16, c16 = _up(rows, 16), _up(cols, 16)
     sshape = (_up(r16, 128), _up(c16 // 16, 4)) if _swizzled(scale_layout) else (r16, c16 // 16)
     data = torch.empty((r16, c16 // 2), dtype=torch.uint8, device=dev)
     scales = torch.empty(sshape, dtype=torch.uint8, device=dev)
-    _core.quantize_device(xd, s, nibbles, scale_layout, pad, data, scales, stream)
+    _core.quantize_device(xd, 0.0 if s_dev is not None else s, nibbles, scale_layout, pad, data, scales, stream,
+                          global_scale_dev=s_dev)
     return NVFP4Tensor(data, scales, s, (rows, cols), nibbles, scale_layout)
+
+
+def _device_scalar(v: Any, device: Any) -> Any:
+    """v as a 0-d float32 tensor when it is a one-element float32 tensor on CUDA device `device` (a
+    global scale the kernels can read where it is: ComfyUI keeps its scales so), else None."""
+    if is_cuda(v) and v.device == device and v.numel() == 1 and str(v.dtype) == "torch.float32":
+        return v.detach().reshape(())
+    return None
 
 
 def dequantize(q: NVFP4Tensor, recipe: str = "comfy-cuda") -> Any:
@@ -256,19 +273,23 @@ def dequantize(q: NVFP4Tensor, recipe: str = "comfy-cuda") -> Any:
     CUDA tensors with the comfy-cuda recipe and swizzled scales are dequantized on their GPU, on the
     current stream (rows or columns not multiples of 16: the [rows][cols] result is a copy made on
     the GPU); comfy-eager, linear scales or a GPU the library has no kernels for go through the host.
+    A global scale that is a one-element float32 tensor on that GPU is read there by the kernel
+    (nothing waits); one elsewhere is read to the host.
     """
     _str(recipe, "recipe")
-    s = scalar_f32(q.global_scale, "global_scale")
     if (is_cuda(q.data) and recipe in ("comfy-cuda", "cuda") and _swizzled(q.scale_layout)
             and _has_gpu_kernels(q.data.device)):
         import torch
 
         dev = q.data.device
+        s_dev = _device_scalar(q.global_scale, dev)
+        s = 0.0 if s_dev is not None else scalar_f32(q.global_scale, "global_scale")
         rows, cols = (int(v) for v in q.shape)
         out = torch.empty((_up(rows, 16), _up(cols, 16)), dtype=torch.bfloat16, device=dev)
         _core.dequantize_device(on_device(q.data, dev, "data"), on_device(q.scales, dev, "scales"), rows, cols,
-                                s, q.nibbles, out, cuda_stream(dev))
+                                s, q.nibbles, out, cuda_stream(dev), global_scale_dev=s_dev)
         return out if tuple(out.shape) == (rows, cols) else out[:rows, :cols].contiguous()
+    s = scalar_f32(q.global_scale, "global_scale")
     data, origin = to_host(q.data, "data")
     scales, _ = to_host(q.scales, "scales")
     rows, cols = (int(v) for v in q.shape)
@@ -327,8 +348,12 @@ def matmul(
     multiple of 64, is repacked there into the kernels' lo_first rows; sm90 reads it through its
     activation pre-pass), nothing waits. W is prepacked for the kernel once per (W tensor, its version,
     scales, N, nibbles, backend), like ``linear``'s weight: on its GPU when W is a CUDA tensor (nothing
-    through the host), on the host when it is a CPU array. A global scale or alpha given as a CUDA
-    tensor is read to the host (4 bytes each, waiting for the stream; see ``host_copies``). Other
+    through the host), on the host when it is a CPU array. Without alpha, two global scales given as
+    one-element float32 tensors on A's GPU (comfy-kitchen's) stay there: alpha = f32(s_a * s_w) is
+    formed on the GPU and nothing waits; their values are not checked (that would wait), so a
+    non-finite alpha is applied as ComfyUI's own GEMM applies it, where a host alpha is refused. Any
+    other global scale or alpha given as a CUDA tensor is read to the host (4 bytes each, waiting for
+    the stream; see ``host_copies``). Other
     backends (gpu-model, cpu-oracle), and a GPU the library has no kernels for, take CUDA inputs
     through the host. Under ``torch.inference_mode()`` see ``linear`` on the prepared weight."""
     _str(backend, "backend")
@@ -537,12 +562,22 @@ def _matmul_device(a, w, alpha, bias, backend, return_raw, contract="sequential"
     ad = on_device(a.data, dev, "a.data")
     asf = on_device(a.scales, dev, "a.scales")
     b = None if bias is None else on_device(bias, dev, "bias").reshape(-1)
-    al = (float(np.float32(scalar_f32(a.global_scale, "a.global_scale")) *
-                np.float32(scalar_f32(w.global_scale, "w.global_scale")))
-          if alpha is None else scalar_f32(alpha, "alpha"))
+    # Both global scales on this GPU as float32 tensors (comfy-kitchen's): alpha is formed there.
+    sa = sw = None
+    if alpha is None:
+        sa, sw = _device_scalar(a.global_scale, dev), _device_scalar(w.global_scale, dev)
+        if sa is None or sw is None:
+            sa = sw = None
+    if sa is not None:
+        al = 1.0  # not read
+    elif alpha is None:
+        al = float(np.float32(scalar_f32(a.global_scale, "a.global_scale")) *
+                   np.float32(scalar_f32(w.global_scale, "w.global_scale")))
+    else:
+        al = scalar_f32(alpha, "alpha")
     out = torch.empty((m, n), dtype=torch.bfloat16, device=dev)
     raw = torch.empty((m, n), dtype=torch.float32, device=dev) if return_raw else None
-    _core.matmul_device(p, ad, asf, m, k, a.nibbles, al, b, out, raw, cuda_stream(dev), contract)
+    _core.matmul_device(p, ad, asf, m, k, a.nibbles, al, b, out, raw, cuda_stream(dev), contract, scale_a=sa, scale_w=sw)
     return (out, raw) if return_raw else out
 
 

@@ -21,9 +21,12 @@ machine (``nvfp4_exact.resolve_backend()``), else the CPU oracle.
 On CUDA tensors all three run on the GPU, on the current stream. ``scaled_mm_nvfp4`` goes through
 ``nvfp4_exact.matmul``'s device path where the backend has one (sm90 on Hopper, sm120p-native on
 SM120/SM121, the emulated SM120 kernels): packed a, its block scales and the output stay on the device, the weight b is
-prepacked once on its GPU (kept while the b tensor lives). The global scales (and alpha), which
-comfy-kitchen passes as CUDA tensors, are read to the host: 4 bytes each, waiting for the stream.
-Other backends (gpu-model, cpu-oracle) take the operands through the host.
+prepacked once on its GPU (kept while the b tensor lives). The global scales, which comfy-kitchen
+passes as one-element float32 CUDA tensors, stay there: the kernels of ``quantize_nvfp4`` and
+``dequantize_nvfp4`` read their scale and ``scaled_mm_nvfp4``'s alpha = f32(s_a * s_b) is formed on the GPU, so no call waits for the
+stream (the first call on a weight prepacks it and waits once). An explicit alpha, or a scale of
+another dtype, is read to the host (4 bytes, waiting for the stream). Other backends (gpu-model,
+cpu-oracle) take the operands through the host.
 
 comfy-kitchen's ``TensorCoreNVFP4Layout.supports_fast_matmul()`` (what callers such as ComfyUI ask
 before taking the quantized-matmul path) is True only on SM >= 10.0; while this backend is installed
@@ -35,7 +38,7 @@ from __future__ import annotations
 import sys
 
 from . import NVFP4Tensor, dequantize, matmul, quantize, resolve_backend
-from ._arrays import scalar_f32
+from ._arrays import is_cuda, scalar_f32
 
 NAME = "nvfp4_exact"
 
@@ -60,13 +63,22 @@ def _comfy_kitchen():
 # ---------------------------------------------------------------------------------------------
 # The backend's functions (comfy-kitchen calls them with keywords).
 
+def _scale(v, name: str):
+    """A global scale as the library takes it: comfy-kitchen's one-element CUDA tensor as it is (the
+    device paths read it on the GPU, so nothing waits for the stream; the host paths read it), any
+    other value as one float32."""
+    if is_cuda(v) and v.numel() == 1:
+        return v
+    return scalar_f32(v, name)
+
+
 def quantize_nvfp4(x, per_tensor_scale, epsilon: float = 0.0, pad_16x: bool = False, hi_first: bool = True):
     import torch
 
     if epsilon != 0.0:
         raise ValueError(f"nvfp4_exact implements epsilon = 0 only, got {epsilon}")
     calls["quantize_nvfp4"] += 1
-    q = quantize(x, scalar_f32(per_tensor_scale, "per_tensor_scale"), recipe="comfy-cuda",
+    q = quantize(x, _scale(per_tensor_scale, "per_tensor_scale"), recipe="comfy-cuda",
                  nibbles="hi_first" if hi_first else "lo_first", pad=bool(pad_16x))
     return q.data, q.scales.view(torch.float8_e4m3fn)
 
@@ -78,7 +90,7 @@ def dequantize_nvfp4(qx, per_tensor_scale, block_scales, output_type=None, hi_fi
         raise ValueError(f"nvfp4_exact dequantizes to bfloat16 only, got {output_type}")
     calls["dequantize_nvfp4"] += 1
     rows, cols = int(qx.shape[0]), int(qx.shape[1]) * 2
-    q = NVFP4Tensor(qx, block_scales, scalar_f32(per_tensor_scale, "per_tensor_scale"), (rows, cols),
+    q = NVFP4Tensor(qx, block_scales, _scale(per_tensor_scale, "per_tensor_scale"), (rows, cols),
                     "hi_first" if hi_first else "lo_first")
     return dequantize(q, recipe="comfy-cuda")
 
@@ -91,8 +103,8 @@ def scaled_mm_nvfp4(a, b, tensor_scale_a, tensor_scale_b, block_scale_a, block_s
         raise ValueError(f"nvfp4_exact computes bfloat16 outputs only, got {out_dtype}")
     calls["scaled_mm_nvfp4"] += 1
     m, n, k = int(a.shape[0]), int(b.shape[0]), int(a.shape[1]) * 2
-    s_a = scalar_f32(tensor_scale_a, "tensor_scale_a")
-    s_b = scalar_f32(tensor_scale_b, "tensor_scale_b")
+    s_a = _scale(tensor_scale_a, "tensor_scale_a")
+    s_b = _scale(tensor_scale_b, "tensor_scale_b")
     # comfy-kitchen 0.2.40 hands this op the padded operands only: a is [roundup(M,16)][K16/2], b is
     # [roundup(N,16)][K16/2], the op's registered fake returns (a.shape[0], b.shape[0]), and its
     # TensorCoreNVFP4Layout slices the result to the QuantizedTensors' orig_shape afterwards

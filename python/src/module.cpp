@@ -287,6 +287,14 @@ void need_size(size_t got, int64_t want, const char* name) {
   if (static_cast<int64_t>(got) != want)
     raise(invalid_argument(std::string(name) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want)));
 }
+// A global scale left in device memory (a one-element float32 CUDA tensor on `device`), or null.
+const float* device_scalar(const std::optional<CudaArray>& s, int device, const char* name) {
+  if (!s) return nullptr;
+  same_device(*s, device, name);
+  need_size(s->size(), 1, name);
+  if (!is_dtype(*s, nb::dlpack::dtype_code::Float, 32)) raise(invalid_argument(std::string(name) + " must be float32"));
+  return static_cast<const float*>(s->data());
+}
 
 struct PyPreparedWeight {
   std::shared_ptr<const PreparedWeight> w;
@@ -384,7 +392,8 @@ PyPreparedWeight py_prepare_weight_device(const CudaArray& weight, const CudaArr
 // codes, a_scales swizzled; writes out (and raw) on `stream`.
 void py_matmul_device(const PyPreparedWeight& pw, const CudaArray& a, const CudaArray& a_scales, int64_t m, int64_t k,
                       const std::string& nibbles, float alpha, const std::optional<CudaArray>& bias, CudaArray& out,
-                      std::optional<CudaArray>& raw, uintptr_t stream, const std::string& contract) {
+                      std::optional<CudaArray>& raw, uintptr_t stream, const std::string& contract,
+                      const std::optional<CudaArray>& scale_a, const std::optional<CudaArray>& scale_w) {
   const PreparedWeight& w = *pw.w;
   need_2d(a, "a");
   same_device(a, w.device, "a");
@@ -409,6 +418,8 @@ void py_matmul_device(const PyPreparedWeight& pw, const CudaArray& a, const Cuda
   d.a_pitch = static_cast<int64_t>(a.shape(1));
   d.nibbles = take(parse_nibble_order(nibbles));
   d.alpha = alpha;
+  d.scale_a = device_scalar(scale_a, w.device, "scale_a");
+  d.scale_w = device_scalar(scale_w, w.device, "scale_w");
   if (bias) same_device(*bias, w.device, "bias");
   d.bias = bias_of(bias, w.n);
   same_device(out, w.device, "out");
@@ -443,8 +454,10 @@ nb::tuple py_prepared_bytes(const PyPreparedWeight& pw) {
 }
 
 // Output shapes are the caller's to allocate: [rows16][cols16/2] codes and the layout's scales.
+// global_scale_dev: the scale in device memory instead of global_scale (read by the kernel).
 void py_quantize_device(const CudaArray& x, float global_scale, const std::string& nibbles, const std::string& scales_layout,
-                        bool pad, CudaArray& data, CudaArray& scales, uintptr_t stream) {
+                        bool pad, CudaArray& data, CudaArray& scales, uintptr_t stream,
+                        const std::optional<CudaArray>& global_scale_dev) {
   need_2d(x, "x");
   const uint16_t* p = bf16_data(x, "x");
   QuantizeOptions opt;
@@ -459,11 +472,14 @@ void py_quantize_device(const CudaArray& x, float global_scale, const std::strin
   same_device(scales, device_of(x), "scales");
   need_size(data.size() * data.itemsize(), g.data_bytes(), "data");
   need_size(scales.size() * scales.itemsize(), g.scale_bytes(opt.scale_layout), "scales");
+  const float* s_dev = device_scalar(global_scale_dev, device_of(x), "global_scale");
   Status st;
   {
     nb::gil_scoped_release unlocked;
-    st = quantize_gpu_device(p, rows, cols, global_scale, opt, static_cast<uint8_t*>(data.data()),
-                             static_cast<uint8_t*>(scales.data()), stream_of(stream), device_of(x));
+    auto* d = static_cast<uint8_t*>(data.data());
+    auto* sf = static_cast<uint8_t*>(scales.data());
+    st = s_dev ? quantize_gpu_device_with_device_scale(p, rows, cols, s_dev, opt, d, sf, stream_of(stream), device_of(x))
+               : quantize_gpu_device(p, rows, cols, global_scale, opt, d, sf, stream_of(stream), device_of(x));
   }
   check(st);
 }
@@ -485,7 +501,8 @@ float py_global_scale_device(const CudaArray& x, const std::string& mode, uintpt
 
 // comfy-cuda dequantization of a tensor with swizzled scales into out [rows16][cols16] bf16.
 void py_dequantize_device(const CudaArray& data, const CudaArray& scales, int64_t rows, int64_t cols, float global_scale,
-                          const std::string& nibbles, CudaArray& out, uintptr_t stream) {
+                          const std::string& nibbles, CudaArray& out, uintptr_t stream,
+                          const std::optional<CudaArray>& global_scale_dev) {
   const NibbleOrder o = take(parse_nibble_order(nibbles));
   check(check_dim(rows, "rows"));
   check(check_dim(cols, "cols"));
@@ -497,11 +514,15 @@ void py_dequantize_device(const CudaArray& data, const CudaArray& scales, int64_
   need_size(data.size(), g.data_bytes(), "data");
   need_size(scales.size(), g.scale_bytes(ScaleLayout::kSwizzled128x4), "scales");
   need_size(out.size(), g.rows16 * g.cols16, "out");
+  const float* s_dev = device_scalar(global_scale_dev, dev, "global_scale");
   Status st;
   {
     nb::gil_scoped_release unlocked;
-    st = dequantize_gpu_device(static_cast<const uint8_t*>(data.data()), static_cast<const uint8_t*>(scales.data()), rows, cols,
-                               global_scale, o, static_cast<uint16_t*>(out.data()), stream_of(stream), dev);
+    const auto* d = static_cast<const uint8_t*>(data.data());
+    const auto* sf = static_cast<const uint8_t*>(scales.data());
+    auto* y = static_cast<uint16_t*>(out.data());
+    st = s_dev ? dequantize_gpu_device_with_device_scale(d, sf, rows, cols, s_dev, o, y, stream_of(stream), dev)
+               : dequantize_gpu_device(d, sf, rows, cols, global_scale, o, y, stream_of(stream), dev);
   }
   check(st);
 }
@@ -613,18 +634,24 @@ NB_MODULE(_core, m) {
         "a weight already on a GPU (CUDA arrays) prepacked there for `backend` on `stream` (waits for it once)");
   m.def("matmul_device", &py_matmul_device, nb::arg("weight"), nb::arg("a"), nb::arg("a_scales"), nb::arg("m"), nb::arg("k"),
         nb::arg("nibbles"), nb::arg("alpha"), nb::arg("bias").none(), nb::arg("out"), nb::arg("raw").none(),
-        nb::arg("stream"), nb::arg("contract") = "sequential",
-        "D = A W^T for a packed NVFP4 A on the GPU under `contract`, enqueued on `stream`; writes out (and raw)");
+        nb::arg("stream"), nb::arg("contract") = "sequential", nb::arg("scale_a").none() = nb::none(),
+        nb::arg("scale_w").none() = nb::none(),
+        "D = A W^T for a packed NVFP4 A on the GPU under `contract`, enqueued on `stream`; writes out (and raw). "
+        "scale_a, scale_w: A's and W's global scales as one-element float32 CUDA arrays, alpha formed on the GPU");
   m.def("prepared_bytes", &py_prepared_bytes, nb::arg("weight"),
         "a prepared weight's device bytes (codes, scales, records) as numpy arrays (tests)");
   m.def("quantize_device", &py_quantize_device, nb::arg("x"), nb::arg("global_scale"), nb::arg("nibbles"), nb::arg("scales"),
         nb::arg("pad"), nb::arg("data"), nb::arg("scales_out"), nb::arg("stream"),
-        "comfy-cuda quantization of a CUDA bf16 array into caller-allocated CUDA arrays, on `stream`");
+        nb::arg("global_scale_dev").none() = nb::none(),
+        "comfy-cuda quantization of a CUDA bf16 array into caller-allocated CUDA arrays, on `stream`; "
+        "global_scale_dev: the scale as a one-element float32 CUDA array instead, read by the kernel");
   m.def("global_scale_device", &py_global_scale_device, nb::arg("x"), nb::arg("mode"), nb::arg("stream"),
         "ComfyUI's global scale of a CUDA bf16 array (synchronizes `stream`)");
   m.def("dequantize_device", &py_dequantize_device, nb::arg("data"), nb::arg("scales"), nb::arg("rows"), nb::arg("cols"),
         nb::arg("global_scale"), nb::arg("nibbles"), nb::arg("out"), nb::arg("stream"),
-        "comfy-cuda dequantization (swizzled scales) of CUDA arrays into out bf16 [R16][C16], on `stream`");
+        nb::arg("global_scale_dev").none() = nb::none(),
+        "comfy-cuda dequantization (swizzled scales) of CUDA arrays into out bf16 [R16][C16], on `stream`; "
+        "global_scale_dev: the scale as a one-element float32 CUDA array instead, read by the kernel");
   m.def("cuda_targets", &py_cuda_targets,
         "the GPU architectures the kernels are built for (machine code, no PTX); empty without CUDA");
   m.def("available_backends", &py_available_backends, "GEMM backends of this machine, fastest first");

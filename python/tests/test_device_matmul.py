@@ -169,3 +169,34 @@ def test_split_k_contracts_run_on_the_device_bit_for_bit(backend, contract):
     if "sm90" in device_backends():
         with pytest.raises(ValueError, match="sequential contract only"):
             nx.matmul(a_t, w_t, backend="sm90", contract=contract)
+
+
+@pytest.mark.parametrize("backend", device_backends() or ["none"])
+def test_matmul_with_cuda_global_scales_reads_nothing_to_the_host(backend):
+    """Global scales as one-element float32 CUDA tensors (comfy-kitchen's): alpha = f32(s_a * s_w) is
+    formed on the GPU, so after the weight's prepack (which reads its scale once) no call reads a
+    scalar to the host; the bits are the oracle's. A scale of another dtype is read (counted)."""
+    if backend == "none":
+        pytest.skip("no device-path backend on this GPU")
+    m, n, k = 37, 72, 200
+    a = nx.quantize(random_bf16((m, k), seed=5), pad=True)
+    w = nx.quantize(random_bf16((n, k), seed=6, scale=0.05), pad=True)
+    a = nx.NVFP4Tensor(a.data, a.scales, a.global_scale, (m, k))
+    w = nx.NVFP4Tensor(w.data, w.scales, w.global_scale, (n, k))
+    want = nx.matmul(a, w, backend="cpu-oracle")
+
+    def cuda_scaled(q, dtype=torch.float32):
+        t = _cuda(q)
+        return nx.NVFP4Tensor(t.data, t.scales, torch.tensor(q.global_scale, dtype=dtype, device="cuda"), q.shape)
+
+    a_t, w_t = cuda_scaled(a), cuda_scaled(w)
+    nx.matmul(a_t, w_t, backend=backend)  # prepares the weight
+    _reset()
+    got = nx.matmul(a_t, w_t, backend=backend)
+    assert nx.host_copies == {"to_host": 0, "from_host": 0, "scalars": 0}, nx.host_copies
+    assert np.array_equal(_bits(got), want)
+    # float64 scales hold the same values here, but only float32 ones are read where they are.
+    a64 = nx.NVFP4Tensor(a_t.data, a_t.scales, a_t.global_scale.double(), (m, k))
+    _reset()
+    assert np.array_equal(_bits(nx.matmul(a64, w_t, backend=backend)), want)
+    assert nx.host_copies["scalars"] == 2, nx.host_copies

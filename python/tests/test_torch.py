@@ -227,3 +227,21 @@ def test_auto_backend_is_resolved_for_the_tensors_gpu(monkeypatch):
         assert torch.cuda.current_device() == 0
     assert seen == [last], seen
     assert got.device == torch.device(f"cuda:{last}") and np.array_equal(bits(got), want)
+
+
+@needs_cuda
+def test_cuda_global_scale_tensors_are_read_by_the_kernels():
+    """quantize and dequantize with the global scale as a one-element float32 CUDA tensor (ComfyUI's
+    per-tensor scale): the kernels read it on the GPU, no scalar comes to the host, the result keeps
+    the tensor as its global_scale, and the bits are those of the same scale as a number."""
+    x = random_bf16((40, 72), seed=14)
+    s = np.float32(0.0123)
+    want = nx.quantize(x, float(s), pad=True)
+    s_t = torch.tensor(s, device="cuda")
+    _reset_host_copies()
+    q = nx.quantize(as_torch_bf16(x, "cuda"), s_t, pad=True)
+    assert q.global_scale is s_t or (torch.is_tensor(q.global_scale) and q.global_scale.data_ptr() == s_t.data_ptr())
+    assert np.array_equal(bits(q.data), want.data) and np.array_equal(bits(q.scales), want.scales)
+    d = nx.dequantize(q)
+    assert nx.host_copies["scalars"] == 0, nx.host_copies
+    assert np.array_equal(bits(d), nx.dequantize(want))

@@ -260,9 +260,10 @@ Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& a) {
   return launch_sm120_side(op, w.kernel, a.contract, a.k, props.sm_count, stream);
 }
 
-Status quantize_gpu_device(const uint16_t* x, int64_t rows, int64_t cols, float global_scale, const QuantizeOptions& opt,
-                           uint8_t* data, uint8_t* scales, void* stream_v, int device) {
-  NVFP4_TRY(cuda::check_quantize_gpu_args(rows, cols, global_scale, opt));
+namespace {
+// quantize_gpu_device with the global scale on the host (s) or in device memory (s_dev).
+Status quantize_device(const uint16_t* x, int64_t rows, int64_t cols, float s, const float* s_dev, const QuantizeOptions& opt,
+                       uint8_t* data, uint8_t* scales, void* stream_v, int device) {
   if (x == nullptr || data == nullptr || scales == nullptr) return invalid_argument("quantize_gpu_device: null pointer");
   NVFP4_TRY(check_aligned(data, "data", 8));  // one 8-byte store per block of 16 codes
   DeviceScope scope;
@@ -272,8 +273,24 @@ Status quantize_gpu_device(const uint16_t* x, int64_t rows, int64_t cols, float 
   // The kernel writes only the logical blocks; the padding bytes of both buffers are zero, as quantize()'s.
   NVFP4_CUDA_TRY(cudaMemsetAsync(data, 0, static_cast<size_t>(g.data_bytes()), stream));
   NVFP4_CUDA_TRY(cudaMemsetAsync(scales, 0, static_cast<size_t>(g.scale_bytes(opt.scale_layout)), stream));
-  return cuda::launch_quantize_comfy(x, rows, cols, global_scale, data, scales, opt.nibbles == NibbleOrder::kHiFirst,
-                                     opt.scale_layout == ScaleLayout::kSwizzled128x4, stream);
+  return cuda::launch_quantize_comfy(x, rows, cols, s, data, scales, opt.nibbles == NibbleOrder::kHiFirst,
+                                     opt.scale_layout == ScaleLayout::kSwizzled128x4, stream, s_dev);
+}
+}  // namespace
+
+Status quantize_gpu_device(const uint16_t* x, int64_t rows, int64_t cols, float global_scale, const QuantizeOptions& opt,
+                           uint8_t* data, uint8_t* scales, void* stream, int device) {
+  NVFP4_TRY(cuda::check_quantize_gpu_args(rows, cols, global_scale, opt));
+  return quantize_device(x, rows, cols, global_scale, nullptr, opt, data, scales, stream, device);
+}
+
+Status quantize_gpu_device_with_device_scale(const uint16_t* x, int64_t rows, int64_t cols, const float* global_scale,
+                                             const QuantizeOptions& opt, uint8_t* data, uint8_t* scales, void* stream,
+                                             int device) {
+  NVFP4_TRY(cuda::check_quantize_gpu_shape(rows, cols, opt));
+  if (global_scale == nullptr) return invalid_argument("quantize_gpu_device: the global scale pointer is null");
+  NVFP4_TRY(check_aligned(global_scale, "global scale", 4));
+  return quantize_device(x, rows, cols, 0.0f, global_scale, opt, data, scales, stream, device);
 }
 
 Result<uint16_t> amax_bf16_device(const uint16_t* x, int64_t n, void* stream_v, int device) {
@@ -291,8 +308,10 @@ Result<uint16_t> amax_bf16_device(const uint16_t* x, int64_t n, void* stream_v, 
   return static_cast<uint16_t>(bits);
 }
 
-Status dequantize_gpu_device(const uint8_t* data, const uint8_t* scales, int64_t rows, int64_t cols, float global_scale,
-                             NibbleOrder nibbles, uint16_t* out, void* stream_v, int device) {
+namespace {
+// dequantize_gpu_device with the global scale on the host (s) or in device memory (s_dev).
+Status dequantize_device(const uint8_t* data, const uint8_t* scales, int64_t rows, int64_t cols, float s, const float* s_dev,
+                         NibbleOrder nibbles, uint16_t* out, void* stream_v, int device) {
   if (data == nullptr || scales == nullptr || out == nullptr) return invalid_argument("dequantize_gpu_device: null pointer");
   NVFP4_TRY(check_dim(rows, "dequantize_gpu: rows"));
   NVFP4_TRY(check_dim(cols, "dequantize_gpu: cols"));
@@ -301,8 +320,22 @@ Status dequantize_gpu_device(const uint8_t* data, const uint8_t* scales, int64_t
   DeviceScope scope;
   NVFP4_TRY(scope.enter(device));
   const Geometry g = Geometry::of(rows, cols);
-  return cuda::launch_dequantize_comfy(data, scales, g.rows16, g.cols16, global_scale, nibbles == NibbleOrder::kHiFirst, out,
-                                       static_cast<cudaStream_t>(stream_v));
+  return cuda::launch_dequantize_comfy(data, scales, g.rows16, g.cols16, s, nibbles == NibbleOrder::kHiFirst, out,
+                                       static_cast<cudaStream_t>(stream_v), s_dev);
+}
+}  // namespace
+
+Status dequantize_gpu_device(const uint8_t* data, const uint8_t* scales, int64_t rows, int64_t cols, float global_scale,
+                             NibbleOrder nibbles, uint16_t* out, void* stream, int device) {
+  return dequantize_device(data, scales, rows, cols, global_scale, nullptr, nibbles, out, stream, device);
+}
+
+Status dequantize_gpu_device_with_device_scale(const uint8_t* data, const uint8_t* scales, int64_t rows, int64_t cols,
+                                               const float* global_scale, NibbleOrder nibbles, uint16_t* out, void* stream,
+                                               int device) {
+  if (global_scale == nullptr) return invalid_argument("dequantize_gpu_device: the global scale pointer is null");
+  NVFP4_TRY(check_aligned(global_scale, "global scale", 4));
+  return dequantize_device(data, scales, rows, cols, 0.0f, global_scale, nibbles, out, stream, device);
 }
 
 
@@ -370,7 +403,15 @@ Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& a) {
   if (a.k != w.k)
     return invalid_argument("K mismatch: a has K = " + std::to_string(a.k) + ", the weight has K = " + std::to_string(w.k));
   NVFP4_TRY(check_device_problem(a.m, w.n, a.k, "matmul_gpu_device"));
-  if (!std::isfinite(a.alpha)) return invalid_argument("alpha must be finite");
+  if ((a.scale_a == nullptr) != (a.scale_w == nullptr))
+    return invalid_argument("matmul_gpu_device: give both global scale pointers (scale_a, scale_w) or neither");
+  const bool device_alpha = a.scale_a != nullptr;
+  if (device_alpha) {
+    NVFP4_TRY(check_aligned(a.scale_a, "scale_a", 4));
+    NVFP4_TRY(check_aligned(a.scale_w, "scale_w", 4));
+  } else if (!std::isfinite(a.alpha)) {
+    return invalid_argument("alpha must be finite");
+  }
   NVFP4_TRY(check_gpu_contract(w.kernel, a.contract, a.k));
   if (a.a_pitch < 0) return invalid_argument("matmul_gpu_device: negative row pitch " + std::to_string(a.a_pitch));
   const Geometry geom = Geometry::of(a.m, a.k);
@@ -406,8 +447,15 @@ Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& a) {
     cuda::Sm90Prep prep;
     prep.a = pa;
     prep.sfa = a.a_scales;  // 128x4 swizzled, K64/16 columns: comfy-kitchen's layout as it is
-    return run_sm90_device(static_cast<const Sm90Weight&>(w), prep, a.m, props, a.alpha, nullptr, a.bias, a.raw, a.out,
-                           stream);
+    StreamBuffer<float> dalpha(stream);  // device alpha: formed by the pre-pass, read by the GEMM
+    if (device_alpha) {
+      NVFP4_TRY(dalpha.alloc(1));
+      prep.alpha_a = a.scale_a;
+      prep.alpha_w = a.scale_w;
+      prep.alpha_out = dalpha.get();
+    }
+    return run_sm90_device(static_cast<const Sm90Weight&>(w), prep, a.m, props, a.alpha, dalpha.get(), a.bias, a.raw,
+                           a.out, stream);
   }
   const auto& sw = static_cast<const Sm120Weight&>(w);
   // raw is optional in every kernel and the merge: without it only the bf16 output is written.
@@ -415,6 +463,8 @@ Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& a) {
   op.a = pa;
   op.sfa = a.a_scales;
   op.alpha = a.alpha;
+  op.alpha_a = a.scale_a;  // null: op.alpha
+  op.alpha_w = a.scale_w;
   return launch_sm120_side(op, w.kernel, a.contract, a.k, props.sm_count, stream);
 }
 

@@ -36,8 +36,16 @@ Result<PreparedWeightBytes> prepared_weight_bytes(const PreparedWeight&) { retur
 Status quantize_gpu_device(const uint16_t*, int64_t, int64_t, float, const QuantizeOptions&, uint8_t*, uint8_t*, void*, int) {
   return unsupported(kWhy);
 }
+Status quantize_gpu_device_with_device_scale(const uint16_t*, int64_t, int64_t, const float*, const QuantizeOptions&, uint8_t*,
+                                             uint8_t*, void*, int) {
+  return unsupported(kWhy);
+}
 Result<uint16_t> amax_bf16_device(const uint16_t*, int64_t, void*, int) { return unsupported(kWhy); }
 Status dequantize_gpu_device(const uint8_t*, const uint8_t*, int64_t, int64_t, float, NibbleOrder, uint16_t*, void*, int) {
+  return unsupported(kWhy);
+}
+Status dequantize_gpu_device_with_device_scale(const uint8_t*, const uint8_t*, int64_t, int64_t, const float*, NibbleOrder,
+                                               uint16_t*, void*, int) {
   return unsupported(kWhy);
 }
 

@@ -12,9 +12,11 @@
 
 namespace nvfp4::cuda {
 
-// [rows][cols] bf16 -> data [rows16][cols16/2] u8 + scales (swizzled 128x4 or linear), comfy-cuda.
+// [rows][cols] bf16 -> data [rows16][cols16/2] u8 + scales (swizzled 128x4 or linear), comfy-cuda,
+// global scale s, or *s_dev (device memory, read by the kernel) when s_dev is set.
 Status launch_quantize_comfy(const uint16_t* x, int64_t rows, int64_t cols, float s, uint8_t* data,
-                             uint8_t* scales, bool hi_first, bool swizzled, cudaStream_t stream);
+                             uint8_t* scales, bool hi_first, bool swizzled, cudaStream_t stream,
+                             const float* s_dev = nullptr);
 
 // GEMM operands as every GEMM kernel here reads them.
 struct GemmOperands {
@@ -23,7 +25,7 @@ struct GemmOperands {
   const uint8_t* sfa;   // 128x4 swizzled, roundup(M,128) x K64/16, zero padded
   const uint8_t* sfw;   // 128x4 swizzled, roundup(N,128) x K64/16
   int64_t m, n, k64;
-  float alpha;
+  float alpha;          // or, when alpha_a is set (below), formed on the device
   const uint16_t* bias; // [N] bf16 or null
   float* raw;           // [M][N] f32 accumulators, or null: not written (production calls want out alone)
   uint16_t* out;        // [M][N] bf16
@@ -43,12 +45,17 @@ struct GemmOperands {
   uint8_t merge = 0;  // model::Merge of the contract
   float* partials = nullptr;
   int32_t slice_q[kMaxSlices + 1] = {};
+  // Not streaming: alpha = f32_rn(*alpha_a * *alpha_w) from A's and W's fp32 global scales in device
+  // memory when alpha_a is set (both or neither; gemm_alpha), read by the kernels and the merge, so
+  // the host never waits for them; else alpha. Last, so that positional initialisers stay valid.
+  const float* alpha_a = nullptr;
+  const float* alpha_w = nullptr;
 };
 
 // comfy-cuda dequantization (§2.5) of a [rows][cols] NVFP4 tensor (cols a multiple of 16, data at
-// pitch cols/2, swizzled scales) into bf16 [rows][cols].
+// pitch cols/2, swizzled scales) into bf16 [rows][cols]; global scale s, or *s_dev when set.
 Status launch_dequantize_comfy(const uint8_t* data, const uint8_t* scales, int64_t rows, int64_t cols, float s, bool hi_first,
-                               uint16_t* out, cudaStream_t stream);
+                               uint16_t* out, cudaStream_t stream, const float* s_dev = nullptr);
 
 // Fills op's split-K fields from a plan; partials must hold plan.splits * M * N floats.
 inline void set_slices(GemmOperands& op, const SlicePlan& plan, float* partials) {
@@ -89,7 +96,9 @@ struct TileRec;
 // [mp/bm][chunks][4] (consumer thread t holds tokens 8j + 2t and 8j + 2t + 1) and the per-token
 // records trec [mp/bm][chunks][bm]. From packed A (a, sfa as GemmOperands) or, when x is set, from
 // bf16 x [m][k] quantized here with the comfy-cuda recipe: scale *x_amax's dynamic one, or s_static
-// when > 0; then alpha_out = f32_rn(s_x * s_w) and s_x_out (both optional) are written.
+// when > 0; then alpha_out = f32_rn(s_x * s_w) and s_x_out (both optional) are written. From packed
+// A with alpha_a and alpha_w (A's and W's fp32 global scales in device memory) set, alpha_out =
+// f32_rn(*alpha_a * *alpha_w) is written instead.
 struct Sm90Prep {
   const uint8_t* a = nullptr;
   const uint8_t* sfa = nullptr;
@@ -103,6 +112,8 @@ struct Sm90Prep {
   float s_static = 0.0f, s_w = 0.0f;
   float* alpha_out = nullptr;
   float* s_x_out = nullptr;
+  const float* alpha_a = nullptr;
+  const float* alpha_w = nullptr;
   int64_t m = 0, chunks = 0, mp = 0;
   int bm = 0;
   uint16_t* a16 = nullptr;          // fp16 bits

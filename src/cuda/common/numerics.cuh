@@ -95,6 +95,14 @@ __device__ __forceinline__ float dynamic_global_scale(uint32_t amax_bf16_bits) {
   return bf16_to_f32(bf16_rn(__fmul_rn(bf16_to_f32(static_cast<uint16_t>(amax_bf16_bits)), 1.0f / 2688.0f)));
 }
 
+// The alpha of a GEMM on packed operands (§2.4): f32_rn(*scale_a * *scale_w) from the two fp32 global
+// scales in device memory when they are given (comfy-kitchen holds them on the GPU: read there, the
+// host never waits for them), else the host's alpha. Not checked: a non-finite product is applied as
+// ComfyUI's own GEMM applies it.
+__device__ __forceinline__ float gemm_alpha(const float* scale_a, const float* scale_w, float alpha) {
+  return scale_a ? __fmul_rn(*scale_a, *scale_w) : alpha;
+}
+
 // alpha-before-bf16 epilogue (§4): two separately rounded operations, never an FMA.
 __device__ __forceinline__ uint16_t epilogue_alpha_before_bf16(float acc, float alpha, float bias) {
   return bf16_rn(__fadd_rn(__fmul_rn(alpha, acc), bias));

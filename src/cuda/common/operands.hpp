@@ -22,8 +22,9 @@ inline void prepare_operand(const Tensor& t, int64_t lda, std::vector<uint8_t>& 
 }
 
 // The arguments of a GPU quantization (host or device pointers alike): the recipe the kernel runs,
-// bounded dimensions, a multiple of 16 unless padding is asked for, a usable global scale.
-inline Status check_quantize_gpu_args(int64_t rows, int64_t cols, float global_scale, const QuantizeOptions& opt) {
+// bounded dimensions, a multiple of 16 unless padding is asked for; and a usable global scale where
+// the host holds it (check_quantize_gpu_args).
+inline Status check_quantize_gpu_shape(int64_t rows, int64_t cols, const QuantizeOptions& opt) {
   if (opt.recipe != Recipe::kComfyCuda)
     return unsupported("quantize_gpu: only recipe comfy-cuda runs on the GPU (the eager recipes are CPU references)");
   NVFP4_TRY(check_dim(rows, "quantize_gpu: rows"));
@@ -32,6 +33,10 @@ inline Status check_quantize_gpu_args(int64_t rows, int64_t cols, float global_s
   if (!opt.pad && (rows % 16 != 0 || cols % 16 != 0))
     return invalid_argument("quantize_gpu: shape [" + std::to_string(rows) + ", " + std::to_string(cols) +
                             "] is not a multiple of 16; ask for padding (--pad) to zero-fill to 16");
+  return Status::ok();
+}
+inline Status check_quantize_gpu_args(int64_t rows, int64_t cols, float global_scale, const QuantizeOptions& opt) {
+  NVFP4_TRY(check_quantize_gpu_shape(rows, cols, opt));
   if (!std::isfinite(global_scale) || global_scale < 0.0f)
     return invalid_argument("quantize_gpu: global scale must be finite and >= 0");
   return Status::ok();

@@ -14,12 +14,13 @@ constexpr int kThreads = 256;
 
 // One thread per 16-element block: 8 packed bytes in, 16 bf16 (two 16-byte stores) out.
 __global__ void __launch_bounds__(kThreads) sm_any_dequantize_comfy(const uint8_t* data, const uint8_t* scales, int64_t rows,
-                                                                    int64_t cols, float s, bool hi_first, uint16_t* out) {
+                                                                    int64_t cols, float s, const float* s_dev, bool hi_first,
+                                                                    uint16_t* out) {
   const int64_t sf_cols = cols / 16, cp = (sf_cols + 3) / 4 * 4;
   const int64_t b = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (b >= rows * sf_cols) return;
   const int64_t r = b / sf_cols, c = b % sf_cols;
-  const float scale = fmul_rn_ftz(s, e4m3_to_f32(scales[swizzled_offset(r, c, cp)] & 0x7F));
+  const float scale = fmul_rn_ftz(s_dev ? *s_dev : s, e4m3_to_f32(scales[swizzled_offset(r, c, cp)] & 0x7F));
   const uint2 packed = *reinterpret_cast<const uint2*>(data + r * (cols / 2) + c * 8);
   const uint32_t w[2] = {packed.x, packed.y};
   uint32_t o[8];
@@ -36,12 +37,12 @@ __global__ void __launch_bounds__(kThreads) sm_any_dequantize_comfy(const uint8_
 }  // namespace
 
 Status launch_dequantize_comfy(const uint8_t* data, const uint8_t* scales, int64_t rows, int64_t cols, float s, bool hi_first,
-                               uint16_t* out, cudaStream_t stream) {
+                               uint16_t* out, cudaStream_t stream, const float* s_dev) {
   if (rows <= 0 || cols <= 0 || cols % 16 != 0) return invalid_argument("dequantize_gpu: rows > 0 and cols a multiple of 16");
   const int64_t blocks = rows * (cols / 16);
   if (blocks >= (int64_t{1} << 40)) return invalid_argument("dequantize_gpu: tensor too large for one launch");
   sm_any_dequantize_comfy<<<static_cast<unsigned>((blocks + kThreads - 1) / kThreads), kThreads, 0, stream>>>(data, scales, rows, cols,
-                                                                                                             s, hi_first, out);
+                                                                                                             s, s_dev, hi_first, out);
   NVFP4_CUDA_LAUNCH_TRY("sm_any_dequantize_comfy");
   return Status::ok();
 }

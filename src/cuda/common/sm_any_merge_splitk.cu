@@ -17,7 +17,7 @@ __global__ void __launch_bounds__(kThreads) merge_splitk(GemmOperands op) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x, mn = op.m * op.n;
   if (i >= mn) return;
   // Streaming A: alpha = f32_rn(s_x * s_w) from the device amax, exactly as the GEMM kernel forms it.
-  const float alpha = op.x ? __fmul_rn(dynamic_global_scale(*op.x_amax), op.s_w) : op.alpha;
+  const float alpha = op.x ? __fmul_rn(dynamic_global_scale(*op.x_amax), op.s_w) : gemm_alpha(op.alpha_a, op.alpha_w, op.alpha);
   const int64_t col = i % op.n;
   const float bias = op.bias ? bf16_to_f32(op.bias[col]) : -0.0f;
   const float* p = op.partials + i;

@@ -29,6 +29,7 @@ struct QuantParams {
   uint32_t blocks;     // rows16 * sf_cols
   detail::FastDiv div_sf_cols;
   float s;
+  const float* s_dev;  // or the global scale in device memory (read here: the host never waits for it)
   bool swizzled, vec_ok;  // vec_ok: every row start is 16-byte aligned (cols % 8 == 0)
 };
 
@@ -54,7 +55,7 @@ __global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p)
     }
   }
   uint32_t packed[2] = {0, 0};
-  const uint8_t sf = comfy_quantize_block<kHiFirst>(w, p.s, packed);
+  const uint8_t sf = comfy_quantize_block<kHiFirst>(w, p.s_dev ? *p.s_dev : p.s, packed);
   reinterpret_cast<uint2*>(p.data)[b] = make_uint2(packed[0], packed[1]);  // row pitch cols16/2 = 8 B per block
   const uint32_t off = p.swizzled ? ((r >> 7) * (p.sf_cols_pad >> 2) + (c >> 2)) * 512 + (r & 31) * 16 +
                                         ((r & 127) >> 5) * 4 + (c & 3)
@@ -65,7 +66,7 @@ __global__ void __launch_bounds__(kThreads) sm_any_quantize_comfy(QuantParams p)
 }  // namespace
 
 Status launch_quantize_comfy(const uint16_t* x, int64_t rows, int64_t cols, float s, uint8_t* data,
-                             uint8_t* scales, bool hi_first, bool swizzled, cudaStream_t stream) {
+                             uint8_t* scales, bool hi_first, bool swizzled, cudaStream_t stream, const float* s_dev) {
   const int64_t rows16 = (rows + 15) / 16 * 16, sf_cols = (cols + 15) / 16, sf_cols_pad = (sf_cols + 3) / 4 * 4;
   const int64_t blocks = rows16 * sf_cols;
   // Every index the kernel forms (blocks, scale offsets, columns) must fit 31 bits.
@@ -83,6 +84,7 @@ Status launch_quantize_comfy(const uint16_t* x, int64_t rows, int64_t cols, floa
   p.sf_cols_pad = static_cast<uint32_t>(sf_cols_pad);
   p.blocks = static_cast<uint32_t>(blocks);
   p.s = s;
+  p.s_dev = s_dev;
   p.swizzled = swizzled;
   p.vec_ok = cols % 8 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
   p.div_sf_cols = detail::make_fast_div(p.sf_cols);

@@ -97,6 +97,8 @@ __global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands 
       }
     }
     // Fused epilogue (split-K: the slice's partial): C/D map c0,c1 = row g cols 2t,2t+1; c2,c3 = row g+8.
+    // A device alpha is read here, per tile, rather than held in a register through the K loop.
+    if constexpr (!kStreamA) alpha = gemm_alpha(op.alpha_a, op.alpha_w, op.alpha);
 #pragma unroll
     for (int j = 0; j < kWarpN8; ++j)
 #pragma unroll

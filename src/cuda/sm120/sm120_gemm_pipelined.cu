@@ -285,7 +285,7 @@ __global__ void __maxnreg__((kRegsOf<kMode, kTileN>))
   const int g = lane >> 2, t = lane & 3;
   const int wm = warp % T::kWarpsM, wn = warp / T::kWarpsM;
   // Streaming: alpha = f32_rn(s_x * s_w) (§2.4), s_x from the amax as the producers derive it.
-  const float alpha = kStream ? __fmul_rn(dynamic_global_scale(*op.x_amax), op.s_w) : op.alpha;
+  const float alpha_s = kStream ? __fmul_rn(dynamic_global_scale(*op.x_amax), op.s_w) : 0.0f;
   // ldmatrix row addresses (byte offsets in a stage): lane l feeds row l & 7 of matrix l >> 3.
   // A: matrices (rows 0-7, K 0-31), (rows 8-15, K 0-31), (rows 0-7, K 32-63), (rows 8-15, K 32-63) = a0..a3.
   // W: matrices (n8 j, K 0-31), (n8 j, K 32-63), (n8 j+1, K 0-31), (n8 j+1, K 32-63) = b0, b1 of j and j+1.
@@ -385,6 +385,10 @@ __global__ void __maxnreg__((kRegsOf<kMode, kTileN>))
     // The two columns of a pair are stored together where both exist and the pair is aligned (N
     // even): per warp 8 rows x 8 contiguous bf16 or fp32 values instead of 2-byte pieces.
     const bool pairs = op.n % 2 == 0;
+    // A device alpha (gemm_alpha) is read here, per tile, rather than held in a register through
+    // the K loop (it cost the emulated variants spills). The proxy, a timing variant at 80
+    // registers with no device-pointer entry point, never gets one (its check cost it a spill).
+    const float alpha = kStream ? alpha_s : kMode == kProxy ? op.alpha : gemm_alpha(op.alpha_a, op.alpha_w, op.alpha);
 #pragma unroll
     for (int i = 0; i < kMmaM; ++i)
 #pragma unroll

@@ -127,6 +127,9 @@ __global__ void __maxnreg__(40) sm90_prep_a(Sm90Prep p, int amax_partials) {
     }
   } else {
     const int64_t lda = k64 / 2, cp = k64 / 16;
+    // The GEMM's alpha from the operands' global scales in device memory (§2.4; gemm_alpha), when
+    // given: formed here, where the GEMM already waits for this grid's outputs.
+    if (p.alpha_a && p.alpha_out && tile == 0 && c == 0 && threadIdx.x == 0) *p.alpha_out = gemm_alpha(p.alpha_a, p.alpha_w, 0.0f);
     sf = p.sfa[swizzled_offset(src, 4 * c + g, cp)];  // the token's scale byte of block g
     const uint2 raw = __ldg(reinterpret_cast<const uint2*>(p.a + src * lda + c * 32 + 8 * g));
     w[0] = raw.x;
