@@ -183,9 +183,9 @@ TEST(Checkpoint, RefusesBrokenNvfp4Layers) {
     EXPECT_NE(m.find(path), std::string::npos) << c.name << ": " << m;
     if (!c.tensor.empty()) EXPECT_NE(m.find("tensor '" + c.tensor + "'"), std::string::npos) << c.name << ": " << m;
     EXPECT_NE(m.find(c.expect), std::string::npos) << c.name << ": " << m;
-    // The CLI says the same in one line and exits 4 (a malformed file).
+    // The CLI says the same in one line and exits 2 (a malformed file is bad input).
     auto r = run("inspect " + path);
-    EXPECT_EQ(r.code, 4) << c.name << ": " << r.out;
+    EXPECT_EQ(r.code, 2) << c.name << ": " << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << c.name << ": " << r.out;
   }
 }
@@ -215,7 +215,7 @@ TEST(Checkpoint, ErrorsNamingFileProvidedNamesStayOnOneLine) {
     EXPECT_EQ(m.find('\n'), std::string::npos) << c.name << ": " << m;
     EXPECT_NE(m.find(c.expect), std::string::npos) << c.name << ": " << m;
     auto r = run("inspect " + path);
-    EXPECT_EQ(r.code, 4) << c.name << ": " << r.out;
+    EXPECT_EQ(r.code, 2) << c.name << ": " << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << c.name << ": " << r.out;
   }
   // quantize-checkpoint's own refusal names the layer too.
@@ -259,7 +259,7 @@ TEST(Checkpoint, SurrogatePairNamesSurviveQuantizeCheckpoint) {
   const auto bad = image(R"({"\ud83d.weight": {"dtype": "BF16", "shape": [16, 32], "data_offsets": [0, 1024]}})", w);
   ASSERT_TRUE(write_file(lone, bad.data(), bad.size()).is_ok());
   auto l = run("inspect " + lone);
-  EXPECT_EQ(l.code, 4) << l.out;
+  EXPECT_EQ(l.code, 2) << l.out;
   EXPECT_EQ(std::count(l.out.begin(), l.out.end(), '\n'), 1) << l.out;
   EXPECT_NE(l.out.find("unpaired high surrogate"), std::string::npos) << l.out;
 }
@@ -344,7 +344,7 @@ TEST(Checkpoint, QuantizeCheckpointEqualsTheLibraryQuantizer) {
   EXPECT_EQ((*js)["quantized_layers"].as_int(), 1);
   EXPECT_EQ((*js)["rounded_to_bf16_first"].size(), 0u);
 
-  // Bad input: exit 2 for arguments, 4 for a broken file; no output file either way.
+  // Bad input, arguments or a broken file: exit 2 and no output file.
   const std::string none = tmp("never.safetensors");
   std::filesystem::remove(none);
   EXPECT_EQ(run("quantize-checkpoint " + src + " " + none + " --layers '('").code, 2);
@@ -360,7 +360,7 @@ TEST(Checkpoint, QuantizeCheckpointEqualsTheLibraryQuantizer) {
   const std::string cut = tmp("cut.safetensors");
   ASSERT_TRUE(write_file(cut, full->data(), full->size() - 3).is_ok());
   auto rc = run("quantize-checkpoint " + cut + " " + none);
-  EXPECT_EQ(rc.code, 4) << rc.out;
+  EXPECT_EQ(rc.code, 2) << rc.out;
   EXPECT_EQ(std::count(rc.out.begin(), rc.out.end(), '\n'), 1) << rc.out;
   EXPECT_NE(rc.out.find(cut), std::string::npos) << rc.out;
   EXPECT_FALSE(std::filesystem::exists(none));
@@ -436,6 +436,55 @@ TEST(Checkpoint, InspectListsLayers) {
   EXPECT_EQ((*js)["other_bytes"].as_int(), 16);
   EXPECT_EQ(run("inspect").code, 2);
   EXPECT_EQ(run("inspect " + tmp("missing.safetensors")).code, 4);
+}
+
+// A file whose contents are wrong is bad input (exit 2) for every command that reads a checkpoint;
+// only a file that cannot be read at all is an I/O error (exit 4). Malformed files exited 4 too,
+// as if the disk had failed.
+TEST(Checkpoint, MalformedFilesAreBadInputAndUnreadableOnesAnIoError) {
+  auto image = [](uint8_t header_len, const std::string& rest) { return std::string(1, static_cast<char>(header_len)) + std::string(7, '\0') + rest; };
+  const std::string json = R"({"a.weight": {"dtype": "U8", )";
+  struct Case {
+    const char* name;
+    std::string bytes;
+    const char* expect;
+  };
+  const std::vector<Case> cases = {
+      {"truncated_header", image(64, R"({"a.weight")"), "truncated: header length 64 but only 11 bytes follow"},
+      {"header_not_json", image(static_cast<uint8_t>(json.size()), json), "header: invalid JSON"},
+  };
+  const std::string out = tmp("malformed_out.safetensors"), vdir = tmp("malformed_validate");
+  std::filesystem::remove(out);
+  std::filesystem::remove_all(vdir);
+  auto commands = [&](const std::string& in) {
+    return std::vector<std::string>{"inspect " + in, "quantize-checkpoint " + in + " " + out + " --quiet",
+                                    "validate --checkpoint " + in + " --layer a --candidate cpu-oracle --quiet --out " + vdir};
+  };
+  for (const Case& c : cases) {
+    const std::string in = tmp(std::string("malformed_") + c.name + ".safetensors");
+    ASSERT_TRUE(write_file(in, c.bytes.data(), c.bytes.size()).is_ok());
+    for (const std::string& cmd : commands(in)) {
+      auto r = run(cmd);
+      EXPECT_EQ(r.code, 2) << cmd << ": " << r.out;
+      EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << cmd << ": " << r.out;
+      EXPECT_NE(r.out.find(in), std::string::npos) << cmd << ": " << r.out;
+      EXPECT_NE(r.out.find(c.expect), std::string::npos) << cmd << ": " << r.out;
+    }
+  }
+  // A path that does not exist, and one that is a directory: never read, so nothing is known of
+  // their contents.
+  const std::string dir = tmp("malformed_is_a_dir.safetensors");
+  std::filesystem::create_directories(dir);
+  for (const std::string& in : {tmp("malformed_missing.safetensors"), dir}) {
+    for (const std::string& cmd : commands(in)) {
+      auto r = run(cmd);
+      EXPECT_EQ(r.code, 4) << cmd << ": " << r.out;
+      EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << cmd << ": " << r.out;
+      EXPECT_NE(r.out.find(in), std::string::npos) << cmd << ": " << r.out;
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(vdir + "/summary.json"));
 }
 
 TEST(Checkpoint, ValidateARealLayer) {

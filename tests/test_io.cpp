@@ -64,6 +64,43 @@ TEST(Golden, RefusesATamperedFile) {
   auto g = GoldenFile::open(dir + "/x.json");
   EXPECT_FALSE(g.is_ok());
   EXPECT_NE(g.status().message().find("sha256"), std::string::npos);
+  EXPECT_EQ(g.status().code(), ErrorCode::kInvalidArgument);
+  std::filesystem::remove_all(dir);
+}
+
+// What a manifest says being wrong (not JSON, not a manifest) is bad input, kInvalidArgument (exit
+// 2 through the tool); a manifest or bin that cannot be read is kIo. Both were kIo.
+TEST(Golden, MalformedManifestsAreBadInputUnreadableOnesIoErrors) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "nvfp4_golden_codes").string();
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(make_dirs(dir).is_ok());
+  ASSERT_TRUE(write_text(dir + "/x.bin", "abc").is_ok());
+  const std::string sha = sha256_hex("abc", 3);
+  struct Case {
+    std::string manifest;
+    ErrorCode code;
+    const char* expect;
+  };
+  const std::vector<Case> cases = {
+      {R"({"file": "x.bin", "sha256": ")", ErrorCode::kInvalidArgument, "invalid JSON"},
+      {R"({"file": "x.bin"} trailing)", ErrorCode::kInvalidArgument, "trailing characters"},
+      {R"({"arrays": []})", ErrorCode::kInvalidArgument, "not a golden manifest"},
+      {R"({"file": "../x.bin"})", ErrorCode::kInvalidArgument, "must name a file next to the manifest"},
+      {R"({"file": "x.bin", "arrays": []})", ErrorCode::kInvalidArgument, "differs from the manifest's"},
+      {R"({"file": "x.bin", "sha256": ")" + sha + R"(", "arrays": [{"key": "k", "dtype": "u8", "shape": [4], "offset": 0, "nbytes": 4}]})",
+       ErrorCode::kInvalidArgument, "lies past the end of its file"},
+      {R"({"file": "absent.bin"})", ErrorCode::kIo, "cannot open"},
+  };
+  for (const Case& c : cases) {
+    ASSERT_TRUE(write_text(dir + "/m.json", c.manifest).is_ok());
+    auto g = GoldenFile::open(dir + "/m.json");
+    ASSERT_FALSE(g.is_ok()) << c.manifest;
+    EXPECT_EQ(g.status().code(), c.code) << c.manifest << ": " << g.status().message();
+    EXPECT_NE(g.status().message().find(c.expect), std::string::npos) << c.manifest << ": " << g.status().message();
+  }
+  EXPECT_EQ(GoldenFile::open(dir + "/none.json").status().code(), ErrorCode::kIo);
+  EXPECT_EQ(GoldenFile::open(dir).status().code(), ErrorCode::kIo);  // a directory
+  EXPECT_EQ(Json::parse("{").status().code(), ErrorCode::kInvalidArgument);
   std::filesystem::remove_all(dir);
 }
 

@@ -9,8 +9,12 @@ namespace nvfp4 {
 
 enum class ErrorCode {
   kOk = 0,
-  kInvalidArgument,  // bad shape, bad name, bad value
-  kIo,               // unreadable or malformed file
+  // Bad input: a shape, name or value from the command line or the caller, or a file whose contents
+  // are malformed (a user fixes the input either way).
+  kInvalidArgument,
+  // A file that cannot be opened, read, mapped or written, or a path that is not a regular file: the
+  // input itself was never seen, so nothing can be said about it.
+  kIo,
   kUnsupported,      // feature or device not available here
   kCuda,             // a CUDA runtime / driver call failed
   kMismatch,         // a check found different bits

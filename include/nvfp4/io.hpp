@@ -62,7 +62,8 @@ class Json {
 
   std::string dump(int indent = 1) const;
   // Strict about what files can smuggle in: a key repeated in one object is an error (a safetensors
-  // header naming one tensor twice must not silently keep the last entry).
+  // header naming one tensor twice must not silently keep the last entry). Text that is not JSON is
+  // kInvalidArgument, as is every malformed file below.
   static Result<Json> parse(std::string_view text);
 
  private:
@@ -161,7 +162,8 @@ std::string sha256_hex(const void* data, size_t n);
 // Golden-vector files: a .bin of little-endian arrays described by a .json manifest.
 class GoldenFile {
  public:
-  // Reads manifest + bin and checks the recorded sha256 of the bin before anything is used.
+  // Reads manifest + bin and checks the recorded sha256 of the bin before anything is used. A file
+  // that cannot be read is kIo; a manifest or bin that fails a check is kInvalidArgument.
   static Result<GoldenFile> open(const std::string& manifest_path);
   // The checks behind open() on a parsed manifest and the bin's bytes: the sha256, then every
   // array's dtype, shape, offset and size (shape x dtype size == nbytes, inside the bin), so get()

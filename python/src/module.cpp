@@ -2,8 +2,9 @@
 // ndarrays (numpy, or torch CPU tensors through DLPack, zero-copy) or, for the *_device entry points,
 // as CUDA ndarrays (torch CUDA tensors through DLPack, zero-copy) with the caller's stream as an
 // integer; outputs of those are allocated by the caller (torch) and written in place. Errors become
-// Python exceptions carrying the library's one-line message: ValueError (bad input), OSError (I/O),
-// NotImplementedError (unsupported here), RuntimeError (CUDA and anything else).
+// Python exceptions carrying the library's one-line message: ValueError (bad input, a malformed file
+// included), OSError (a file that cannot be read or written), NotImplementedError (unsupported
+// here), RuntimeError (CUDA and anything else).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>

@@ -29,9 +29,10 @@ const char* const kLayerSuffixes[] = {"weight", "weight_scale", "weight_scale_2"
                                       "pre_quant_scale", "comfy_quant", "bias"};
 
 // Tensor and layer names, and strings like a format, come from the file: every one goes through
-// st_printable so a message stays one line.
+// st_printable so a message stays one line. A layer the file stores wrongly is bad input, like any
+// other malformed file.
 Status bad(const SafetensorsFile& f, const std::string& tensor, const std::string& what) {
-  return io_error("'" + f.path() + "': tensor '" + st_printable(tensor) + "': " + what);
+  return invalid_argument("'" + f.path() + "': tensor '" + st_printable(tensor) + "': " + what);
 }
 
 std::string shape_str(const std::vector<int64_t>& s) {
@@ -122,14 +123,14 @@ Result<std::map<std::string, Json>> metadata_layers(const SafetensorsFile& f) {
   const std::string* qm = f.metadata("_quantization_metadata");
   if (!qm) return out;
   auto j = Json::parse(*qm);
-  if (!j.is_ok()) return io_error("'" + f.path() + "': __metadata__ _quantization_metadata is not JSON: " + j.status().message());
+  if (!j.is_ok()) return invalid_argument("'" + f.path() + "': __metadata__ _quantization_metadata is not JSON: " + j.status().message());
   const Json& layers = (*j)["layers"];
   if (j->type() != Json::Type::kObject || layers.type() != Json::Type::kObject)
-    return io_error("'" + f.path() + "': __metadata__ _quantization_metadata has no \"layers\" object");
+    return invalid_argument("'" + f.path() + "': __metadata__ _quantization_metadata has no \"layers\" object");
   for (const auto& [name, conf] : layers.members()) {
     if (conf.type() != Json::Type::kObject || conf["format"].type() != Json::Type::kString)
-      return io_error("'" + f.path() + "': _quantization_metadata layer '" + st_printable(name) +
-                      "' has no string \"format\"");
+      return invalid_argument("'" + f.path() + "': _quantization_metadata layer '" + st_printable(name) +
+                              "' has no string \"format\"");
     out.emplace(name, conf);
   }
   return out;

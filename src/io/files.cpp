@@ -356,17 +356,18 @@ int64_t golden_dtype_size(const std::string& d) {
 }  // namespace
 
 Result<GoldenFile> GoldenFile::open(const std::string& manifest_path) {
+  // What the files say is checked below as bad input; only reading them is an I/O error.
   NVFP4_ASSIGN_OR_RETURN(std::string text, read_text(manifest_path));
   auto m = Json::parse(text);
-  if (!m.is_ok()) return io_error("'" + manifest_path + "': " + m.status().message());
+  if (!m.is_ok()) return invalid_argument("'" + manifest_path + "': " + m.status().message());
   if (m->type() != Json::Type::kObject || (*m)["file"].type() != Json::Type::kString)
-    return io_error("'" + manifest_path + "' is not a golden manifest (no \"file\")");
+    return invalid_argument("'" + manifest_path + "' is not a golden manifest (no \"file\")");
   const std::string& file = (*m)["file"].as_string();
   // The name goes into messages as it is: no control characters, so they stay one line.
   const bool control =
       std::any_of(file.begin(), file.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; });
   if (file.empty() || file.find('/') != std::string::npos || file == ".." || control)
-    return io_error("'" + manifest_path + "': \"file\" must name a file next to the manifest");
+    return invalid_argument("'" + manifest_path + "': \"file\" must name a file next to the manifest");
   const std::string dir = std::filesystem::path(manifest_path).parent_path().string();
   const std::string bin_path = (dir.empty() ? "" : dir + "/") + file;
   NVFP4_ASSIGN_OR_RETURN(auto bin, read_file(bin_path));
@@ -374,32 +375,32 @@ Result<GoldenFile> GoldenFile::open(const std::string& manifest_path) {
 }
 
 Result<GoldenFile> GoldenFile::from_parts(Json m, std::vector<uint8_t> bin, const std::string& bin_name) {
-  if (m.type() != Json::Type::kObject) return io_error("golden manifest for '" + bin_name + "' is not a JSON object");
+  if (m.type() != Json::Type::kObject) return invalid_argument("golden manifest for '" + bin_name + "' is not a JSON object");
   const std::string got = sha256_hex(bin.data(), bin.size());
   if (m["sha256"].type() != Json::Type::kString || got != m["sha256"].as_string())
-    return io_error("'" + bin_name + "' sha256 " + got + " differs from the manifest's " + printable(m["sha256"].as_string()));
+    return invalid_argument("'" + bin_name + "' sha256 " + got + " differs from the manifest's " + printable(m["sha256"].as_string()));
   const Json& arrays = m["arrays"];
-  if (arrays.type() != Json::Type::kArray) return io_error("golden manifest for '" + bin_name + "' has no \"arrays\" list");
+  if (arrays.type() != Json::Type::kArray) return invalid_argument("golden manifest for '" + bin_name + "' has no \"arrays\" list");
   for (const Json& a : arrays.items()) {
     if (a.type() != Json::Type::kObject || a["key"].type() != Json::Type::kString)
-      return io_error("golden manifest for '" + bin_name + "': an array entry has no \"key\"");
+      return invalid_argument("golden manifest for '" + bin_name + "': an array entry has no \"key\"");
     const std::string where = "golden array '" + printable(a["key"].as_string()) + "' of '" + bin_name + "'";
     const int64_t esize = golden_dtype_size(a["dtype"].as_string());
-    if (esize == 0) return io_error(where + ": unknown dtype '" + printable(a["dtype"].as_string()) + "'");
-    if (a["shape"].type() != Json::Type::kArray) return io_error(where + ": no shape");
+    if (esize == 0) return invalid_argument(where + ": unknown dtype '" + printable(a["dtype"].as_string()) + "'");
+    if (a["shape"].type() != Json::Type::kArray) return invalid_argument(where + ": no shape");
     int64_t count = 1, off = 0, nbytes = 0;
     for (const Json& d : a["shape"].items()) {
       int64_t v = 0;
-      if (!json_size(d, v)) return io_error(where + ": shape entries must be non-negative integers");
+      if (!json_size(d, v)) return invalid_argument(where + ": shape entries must be non-negative integers");
       NVFP4_ASSIGN_OR_RETURN(count, checked_mul(count, v, where));
     }
     if (!json_size(a["offset"], off) || !json_size(a["nbytes"], nbytes))
-      return io_error(where + ": offset and nbytes must be non-negative integers");
+      return invalid_argument(where + ": offset and nbytes must be non-negative integers");
     NVFP4_ASSIGN_OR_RETURN(const int64_t need, checked_mul(count, esize, where));
     if (need != nbytes)
-      return io_error(where + ": nbytes " + std::to_string(nbytes) + " differs from its shape's " + std::to_string(need));
+      return invalid_argument(where + ": nbytes " + std::to_string(nbytes) + " differs from its shape's " + std::to_string(need));
     if (off > static_cast<int64_t>(bin.size()) || nbytes > static_cast<int64_t>(bin.size()) - off)
-      return io_error(where + " lies past the end of its file");
+      return invalid_argument(where + " lies past the end of its file");
   }
   GoldenFile g;
   g.manifest_ = std::move(m);
@@ -420,7 +421,7 @@ Result<GoldenFile::Array> GoldenFile::get(const std::string& key) const {
     out.data = bin_->data() + off;
     return out;
   }
-  return io_error("golden file has no array '" + key + "'");
+  return invalid_argument("golden file has no array '" + key + "'");
 }
 
 std::vector<std::string> GoldenFile::keys() const {

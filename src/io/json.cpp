@@ -298,9 +298,9 @@ struct JsonParser {
 Result<Json> Json::parse(std::string_view text) {
   detail::JsonParser p{text, 0, {}};
   Json out;
-  if (!p.value(out, 0)) return io_error("invalid JSON: " + p.err);
+  if (!p.value(out, 0)) return invalid_argument("invalid JSON: " + p.err);
   p.ws();
-  if (p.i != text.size()) return io_error("invalid JSON: trailing characters at offset " + std::to_string(p.i));
+  if (p.i != text.size()) return invalid_argument("invalid JSON: trailing characters at offset " + std::to_string(p.i));
   return out;
 }
 

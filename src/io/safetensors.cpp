@@ -42,9 +42,11 @@ constexpr DtypeInfo kDtypes[] = {
     {StDtype::kF64, "F64", 8},         {StDtype::kC64, "C64", 8},
 };
 
-Status bad(const std::string& label, const std::string& what) { return io_error("'" + label + "': " + what); }
+// A malformed file is bad input (kInvalidArgument), as a malformed .npy is; kIo stays for files that
+// cannot be opened, read or mapped.
+Status bad(const std::string& label, const std::string& what) { return invalid_argument("'" + label + "': " + what); }
 Status bad_tensor(const std::string& label, std::string_view name, const std::string& what) {
-  return io_error("'" + label + "': tensor '" + st_printable(name) + "': " + what);
+  return invalid_argument("'" + label + "': tensor '" + st_printable(name) + "': " + what);
 }
 
 bool valid_utf8(const uint8_t* p, size_t n) {

@@ -23,7 +23,8 @@ const char* kHelp =
     "  bench            timings of the GPU kernels against cuBLAS bf16 in the same process\n"
     "  version          library version, CUDA runtime and driver, GPUs found\n"
     "\n"
-    "exit codes: 0 success, 1 bits differ, 2 bad arguments or input, 3 unsupported here, 4 I/O or CUDA failure\n";
+    "exit codes: 0 success, 1 bits differ, 2 bad arguments or input (a malformed file too), 3 unsupported here,\n"
+    "            4 I/O (a file that cannot be opened, read or written) or CUDA failure\n";
 }
 
 namespace nvfp4::cli {
