@@ -17,6 +17,7 @@ using namespace nvfp4;
 
 namespace {
 std::string tmp(const std::string& name) { return scratch("nvfp4_cli_test", name); }
+long lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
 }  // namespace
 
 TEST(Cli, HelpVersionAndUnknown) {
@@ -156,6 +157,44 @@ TEST(Cli, ValidateReadsInputsFromNpyFiles) {
   EXPECT_NE(wrong.out.find("must be a bf16 [64][256] array"), std::string::npos);
 }
 
+// validate's reports are all or none. A second linear whose input is malformed left the first
+// linear's report behind, the partial result of a run that failed; now that run leaves no file at
+// all, and differing bits (exit 1, a result) still write every report.
+TEST(Cli, ValidateWritesAllReportsOrNone) {
+  const std::string dir = tmp("allnone_in"), out = tmp("allnone_out");
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(out);
+  std::filesystem::create_directories(dir);
+  std::vector<uint16_t> x(8 * 64), w(16 * 64);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = bf16_rn(std::sin(static_cast<float>(i)) * 3.0f);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = bf16_rn(std::cos(static_cast<float>(i) * 0.7f) * 0.05f);
+  for (const char* l : {"a", "b"}) {
+    ASSERT_TRUE(write_npy(dir + "/" + l + ".x.npy", "u2", {8, 64}, x.data(), x.size() * 2).is_ok());
+    ASSERT_TRUE(write_npy(dir + "/" + l + ".w.npy", "u2", {16, 64}, w.data(), w.size() * 2).is_ok());
+  }
+  ASSERT_TRUE(write_text(dir + "/b.x.npy", "not numpy").is_ok());
+  const std::string cmd = "validate --shapes a:16:64,b:16:64 --inputs " + dir + " --candidate cpu-oracle --quiet --out " + out;
+  auto r = run(cmd);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(lines(r.out), 1) << r.out;
+  EXPECT_NE(r.out.find("b.x.npy' is not a .npy file"), std::string::npos) << r.out;
+  // Nothing of this run, hidden temporaries included.
+  EXPECT_TRUE(!std::filesystem::exists(out) || std::filesystem::is_empty(out));
+  EXPECT_FALSE(std::filesystem::exists(out + "/a.json"));
+  // Mended, the same run names every report.
+  ASSERT_TRUE(write_npy(dir + "/b.x.npy", "u2", {8, 64}, x.data(), x.size() * 2).is_ok());
+  auto ok = run(cmd);
+  ASSERT_EQ(ok.code, 0) << ok.out;
+  for (const char* f : {"/a.json", "/b.json", "/summary.json"}) EXPECT_TRUE(std::filesystem::exists(out + f)) << f;
+  // Bits that differ are a result: exit 1 with every report written.
+  const std::string diff = tmp("allnone_diff");
+  std::filesystem::remove_all(diff);
+  auto d = run("validate --shapes s1:96:1024,s2:96:1024 --rows 32 --candidate cpu-oracle@split_k:4:grain=64:cublas:bf16_serial "
+               "--reference cpu-oracle --quiet --out " + diff);
+  EXPECT_EQ(d.code, 1) << d.out;
+  for (const char* f : {"/s1.json", "/s2.json", "/summary.json"}) EXPECT_TRUE(std::filesystem::exists(diff + f)) << f;
+}
+
 TEST(Cli, CublasLtEntryPointsRefuseInOneLineWhereNvfp4CublasLtCannotRun) {
   auto env = cublaslt_env();
   if (env.is_ok() && cublaslt_nvfp4_supported(env.value()).is_ok())
@@ -219,10 +258,6 @@ TEST(Cli, ValidateRunsContractsOnGpuBackendsAndRefusesBadOnes) {
     EXPECT_NE(fc2.out.find("EQUAL"), std::string::npos) << fc2.out;
   }
 }
-
-namespace {
-long lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
-}  // namespace
 
 // No command takes a word it does not expect: a stray one is refused, naming it, not ignored
 // (validate ran every linear on "-h", and "--linear fc2 fc1" validated fc2 alone). -h is --help.

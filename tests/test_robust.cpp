@@ -282,6 +282,35 @@ TEST(AtomicWrite, CommitReplacesAndAnUncommittedWriteLeavesTheOldFile) {
   fs::remove_all(dir);
 }
 
+// commit_all gives every name or none: when a later file cannot be named (a directory has taken its
+// name since it was created), the names already given are taken back and the rest is discarded.
+TEST(AtomicWrite, CommitAllNamesEveryFileOrNone) {
+  const std::string dir = scratch("commit_all");
+  std::vector<AtomicFile> files;
+  for (const char* name : {"/a.json", "/b.json", "/c.json"}) {
+    auto f = AtomicFile::create(dir + name);
+    ASSERT_TRUE(f.is_ok()) << f.status().message();
+    ASSERT_TRUE(f->write(name, 7).is_ok());
+    files.push_back(std::move(f.value()));
+  }
+  fs::create_directories(dir + "/b.json/in_the_way");
+  const Status st = commit_all(files);
+  EXPECT_EQ(st.code(), ErrorCode::kIo) << st.message();
+  EXPECT_NE(st.message().find("b.json"), std::string::npos) << st.message();
+  files.clear();
+  for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().filename(), "b.json");
+  fs::remove_all(dir + "/b.json");
+  for (const char* name : {"/a.json", "/b.json", "/c.json"}) {
+    auto f = AtomicFile::create(dir + name);
+    ASSERT_TRUE(f.is_ok()) << f.status().message();
+    ASSERT_TRUE(f->write(name, 7).is_ok());
+    files.push_back(std::move(f.value()));
+  }
+  ASSERT_TRUE(commit_all(files).is_ok());
+  for (const char* name : {"/a.json", "/b.json", "/c.json"}) EXPECT_EQ(read_text(dir + name).value(), name);
+  fs::remove_all(dir);
+}
+
 // A child process writes a large file through AtomicFile and is SIGKILLed halfway: the target must
 // still hold the old bytes (or not exist when there were none), and nothing else may appear under
 // the target's name.

@@ -131,6 +131,10 @@ class AtomicFile {
   std::string path_, named_tmp_;  // named_tmp_: the fallback's visible temporary name, else empty
   bool failed_ = false;
 };
+// Commits `files` in order, all or none: when one cannot be committed, the names this call already
+// gave are removed again (a file they replaced is gone too), so outputs that belong together never
+// appear in part. Only a crash between two of the renames can still leave the first ones.
+Status commit_all(std::vector<AtomicFile>& files);
 // One-shot forms of AtomicFile.
 Status write_file(const std::string& path, const void* data, size_t n);
 Status write_text(const std::string& path, const std::string& text);

@@ -117,7 +117,7 @@ struct ValidateReport {
 };
 
 // Runs every candidate against the reference; writes <out_dir>/<linear>[-<candidate>].json and
-// <out_dir>/summary.json.
+// <out_dir>/summary.json, all of them (differing bits included) or, when the run fails, none.
 Result<ValidateReport> run_validate(const ValidateOptions& opt);
 
 // ---------------------------------------------------------------------------------------------

@@ -173,6 +173,15 @@ Status AtomicFile::commit() {
   return Status::ok();
 }
 
+Status commit_all(std::vector<AtomicFile>& files) {
+  for (size_t i = 0; i < files.size(); ++i)
+    if (Status st = files[i].commit(); !st.is_ok()) {
+      for (size_t j = 0; j < i; ++j) std::remove(files[j].path().c_str());
+      return st;
+    }
+  return Status::ok();
+}
+
 Status write_file(const std::string& path, const void* data, size_t n) {
   NVFP4_ASSIGN_OR_RETURN(AtomicFile f, AtomicFile::create(path));
   NVFP4_TRY(f.write(data, n));

@@ -497,6 +497,18 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
                          b.name.substr(0, b.name.size() - 6) + "emulated)");
   }
   NVFP4_TRY(make_dirs(opt.out_dir));
+  // The reports are all or none: each is written to an unnamed file as soon as it is made, and the
+  // names are given only once every linear has run (commit_all), so a linear that fails leaves no
+  // earlier linear's report behind to be read as this run's result. Differing bits are a result,
+  // not a failure: that run names its reports. The summary's file is made first so that an output
+  // directory that cannot be written to stops the run before anything is computed.
+  NVFP4_ASSIGN_OR_RETURN(AtomicFile summary_file, AtomicFile::create(opt.out_dir + "/summary.json"));
+  std::vector<AtomicFile> staged;
+  auto stage = [&](AtomicFile f, const std::string& text) -> Status {
+    NVFP4_TRY(f.write(text.data(), text.size()));
+    staged.push_back(std::move(f));
+    return Status::ok();
+  };
   auto say = [&](const std::string& s) { if (opt.progress) opt.progress(s); };
 
   ValidateReport rep;
@@ -611,7 +623,8 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
       const std::string file = opt.out_dir + "/" + l.name +
                                (opt.candidates.size() > 1 ? "-" + (cb.contract.is_sequential() ? cb.name : cb.describe()) : "") +
                                ".json";
-      NVFP4_TRY(write_text(file, j.dump() + "\n"));
+      NVFP4_ASSIGN_OR_RETURN(AtomicFile report, AtomicFile::create(file));
+      NVFP4_TRY(stage(std::move(report), j.dump() + "\n"));
       artifacts.push(file);
       results.push(j);
       all_raw = all_raw && (lr.cmp.raw_equal || !lr.cmp.raw_available);
@@ -657,7 +670,8 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
   sum.set("total_seconds", seconds_since(t_all));
   sum.set("tool", std::string("nvfp4 ") + NVFP4_VERSION);
   rep.summary = sum;
-  NVFP4_TRY(write_text(opt.out_dir + "/summary.json", sum.dump() + "\n"));
+  NVFP4_TRY(stage(std::move(summary_file), sum.dump() + "\n"));  // named last
+  NVFP4_TRY(commit_all(staged));
   return rep;
 }
 

@@ -155,23 +155,21 @@ int cmd_quantize(int argc, char** argv) {
   meta.set("scales_shape", Json::array().push(sshape[0]).push(sshape[1]));
   meta.set("data_sha256", sha256_hex(t->data.data(), t->data.size()));
   meta.set("scales_sha256", sha256_hex(t->scales.data(), t->scales.size()));
-  // Every output is written in full to its temporary before any is given its name, and a name that
-  // cannot be given takes back those already given, so an error leaves no partial output.
+  // Every output is written in full to its temporary before any is given its name, and commit_all
+  // gives all the names or none, so an error leaves no partial output.
   Status st = [&]() -> Status {
+    std::vector<AtomicFile> files;
     NVFP4_ASSIGN_OR_RETURN(AtomicFile fd, AtomicFile::create(out + ".data.npy"));
     NVFP4_TRY(write_npy(fd, "u1", {g.rows16, g.cols16 / 2}, t->data.data(), t->data.size()));
+    files.push_back(std::move(fd));
     NVFP4_ASSIGN_OR_RETURN(AtomicFile fs, AtomicFile::create(out + ".scales.npy"));
     NVFP4_TRY(write_npy(fs, "u1", sshape, t->scales.data(), t->scales.size()));
+    files.push_back(std::move(fs));
     NVFP4_ASSIGN_OR_RETURN(AtomicFile fj, AtomicFile::create(out + ".json"));
     const std::string text = meta.dump() + "\n";
     NVFP4_TRY(fj.write(text.data(), text.size()));
-    AtomicFile* files[] = {&fd, &fs, &fj};
-    for (size_t i = 0; i < 3; ++i)
-      if (Status c = files[i]->commit(); !c.is_ok()) {
-        for (size_t j = 0; j < i; ++j) std::remove(files[j]->path().c_str());
-        return c;
-      }
-    return Status::ok();
+    files.push_back(std::move(fj));
+    return commit_all(files);
   }();
   if (!st.is_ok()) return fail("quantize", st);
   if (args->has("json")) std::printf("%s\n", meta.dump().c_str());
