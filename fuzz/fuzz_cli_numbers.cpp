@@ -1,6 +1,7 @@
 // Numeric command-line options (tools/nvfp4/args.cpp): the input is an argv, NUL separated, parsed
 // with the option set of `nvfp4 validate`/`explain`/`bench`; every numeric option is then read the
 // way the commands read it (integers, numbers, integer lists, dimensions).
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (v.is_ok() && !a->has(k)) FUZZ_CHECK(v.value() == 1);
     if (v.is_ok()) (void)check_dim(v.value(), k);
   }
-  auto g = a->get_double("global-scale", 0.5);
-  if (g.is_ok() && !a->has("global-scale")) FUZZ_CHECK(g.value() == 0.5);
+  auto g = a->get_f32("global-scale", 0.5f);
+  if (g.is_ok() && !a->has("global-scale")) FUZZ_CHECK(g.value() == 0.5f);
+  if (g.is_ok()) FUZZ_CHECK(std::isfinite(g.value()));  // no inf, nan or overflow gets through
+  if (!g.is_ok()) FUZZ_CHECK(g.status().message().find('\n') == std::string::npos);
   auto sp = cli::parse_int_list(a->get("splits", "2"), 2, 64, "--splits");
   if (!sp.is_ok()) FUZZ_CHECK(sp.status().message().find('\n') == std::string::npos);
   if (sp.is_ok())

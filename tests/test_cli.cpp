@@ -310,6 +310,60 @@ TEST(Cli, EmptyOutputPathsAreRefused) {
   }
 }
 
+// An empty input path (an unset shell variable) silently meant "none given": validate and explain
+// ran on synthetic inputs and the default linears, and reported as if on the files asked for.
+TEST(Cli, EmptyInputPathsAreRefused) {
+  std::filesystem::remove_all(tmp("empty_in_out"));
+  for (const std::string& cmd : std::vector<std::string>{
+           "validate --shapes t:16:64 --rows 4 --candidate cpu-oracle --quiet --inputs '' --out " + tmp("empty_in_out"),
+           "validate --inputs= --quiet --out " + tmp("empty_in_out"),
+           "validate --checkpoint '' --layer blk.fc --quiet --out " + tmp("empty_in_out"),
+           "explain --linear t:16:64 --rows 4 --plant sequential --splits 2 --grains 64 --inputs ''"}) {
+    auto r = run(cmd);
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.out;
+    EXPECT_EQ(lines(r.out), 1) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("needs a non-empty path"), std::string::npos) << cmd << ": " << r.out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(tmp("empty_in_out")));
+}
+
+// --global-scale takes an fp32 written in full: decimal, rounded once to the nearest fp32 (through
+// a double, 1.0000000596046448 rounded twice to 1.0), or a hex float that spells it exactly. What
+// does not parse completely, inf, nan, values beyond fp32 and negative ones are refused in one line,
+// before the input is read.
+TEST(Cli, QuantizeGlobalScaleIsAnFp32WrittenInFull) {
+  std::vector<uint16_t> x(32 * 32);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = bf16_rn(static_cast<float>(i % 37) / 5.0f - 3.0f);
+  const std::string in = tmp("gs_x.npy"), out = tmp("gs_q");
+  ASSERT_TRUE(write_npy(in, "u2", {32, 32}, x.data(), x.size() * 2).is_ok());
+  struct Good {
+    const char* given;
+    const char* bits;
+  };
+  for (const Good& g : {Good{"0x1p-3", "0x3e000000"}, Good{"0X1P-3", "0x3e000000"}, Good{"0.125", "0x3e000000"},
+                        Good{"1.25e-1", "0x3e000000"}, Good{"0x.8p-2", "0x3e000000"}, Good{"0x1p-149", "0x00000001"},
+                        Good{"1.0000000596046448", "0x3f800001"}, Good{"0", "0x00000000"}}) {
+    auto r = run("quantize --input " + in + " --out " + out + " --json --global-scale " + g.given);
+    ASSERT_EQ(r.code, 0) << g.given << ": " << r.out;
+    auto meta = Json::parse(r.out);
+    ASSERT_TRUE(meta.is_ok()) << r.out;
+    EXPECT_EQ((*meta)["global_scale_bits"].as_string(), g.bits) << g.given;
+  }
+  std::filesystem::remove(out + ".json");
+  for (const char* bad : {"", "nan", "inf", "-inf", "infinity", "0.5x", " 0.5", "0.5 ", "+0.5", "--1", "0x", "0x-1p3",
+                          "1e", "0x1p", "0x1p-3q", "1e39", "1e-46", "0x1p-150", "-0.5", "-0x1p-3"}) {
+    // A missing input file: had the scale been read after it, the error would be the file's (exit 4).
+    auto r = run("quantize --input " + tmp("gs_missing.npy") + " --out " + out + " --global-scale '" + bad + "'");
+    EXPECT_EQ(r.code, 2) << "'" << bad << "': " << r.out;
+    EXPECT_EQ(lines(r.out), 1) << "'" << bad << "': " << r.out;
+    EXPECT_NE(r.out.find("--global-scale"), std::string::npos) << "'" << bad << "': " << r.out;
+    EXPECT_NE(r.out.find(std::string("'") + bad + "'"), std::string::npos) << "'" << bad << "': " << r.out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(out + ".json"));
+  auto h = run("quantize --help");
+  EXPECT_NE(h.out.find("hex float that spells it exactly (0x1p-3)"), std::string::npos) << h.out;
+}
+
 // Integers are decimal: a leading zero is not octal, and hex is refused rather than read.
 TEST(Cli, IntegerOptionsAreDecimal) {
   const std::string dir = tmp("dec");

@@ -1,5 +1,6 @@
 #include "args.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 
@@ -56,16 +57,30 @@ Result<std::string> Args::get_path(const std::string& k, const std::string& dflt
   return get(k, dflt);
 }
 
-Result<double> Args::get_double(const std::string& k, double dflt) const {
+Result<float> Args::get_f32(const std::string& k, float dflt, const std::string& expects) const {
   if (!has(k)) return dflt;
-  try {
-    size_t pos = 0;
-    const double v = std::stod(get(k), &pos);
-    if (pos != get(k).size()) throw 1;
-    return v;
-  } catch (...) {
-    return invalid_argument("--" + k + " expects a number, got '" + printable(get(k)) + "'");
-  }
+  const std::string s = get(k);
+  const Status refused =
+      invalid_argument("--" + k + " expects " + expects + " (decimal, or a hex float such as 0x1p-3), got '" + printable(s) + "'");
+  // from_chars reads straight into fp32 (a double in between would round twice), but it takes no
+  // "0x" and reads "inf" and "nan": the prefix and the sign are taken here, and what follows them
+  // must start with a digit or '.'.
+  std::string_view t = s;
+  const bool negative = !t.empty() && t[0] == '-';
+  if (negative) t.remove_prefix(1);
+  const bool hex = t.size() >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+  if (hex) t.remove_prefix(2);
+  const auto digit = [&](char c) {
+    return hex ? std::isxdigit(static_cast<unsigned char>(c)) != 0 : std::isdigit(static_cast<unsigned char>(c)) != 0;
+  };
+  if (t.empty() || !(digit(t[0]) || t[0] == '.')) return refused;
+  float v = 0;
+  const auto r = std::from_chars(t.data(), t.data() + t.size(), v, hex ? std::chars_format::hex : std::chars_format::general);
+  if (r.ptr != t.data() + t.size()) return refused;
+  if (r.ec == std::errc::result_out_of_range)
+    return invalid_argument("--" + k + " '" + printable(s) + "' is outside the fp32 range (it overflows, or rounds to zero)");
+  if (r.ec != std::errc()) return refused;
+  return negative ? -v : v;
 }
 
 Result<std::vector<int>> parse_int_list(const std::string& s, int lo, int hi, const std::string& what) {

@@ -22,7 +22,11 @@ class Args {
     return it == values_.end() ? dflt : it->second;
   }
   Result<int64_t> get_int(const std::string& k, int64_t dflt) const;
-  Result<double> get_double(const std::string& k, double dflt) const;
+  // An fp32 written in full, rounded to the nearest fp32: decimal (0.125, 1.25e-1) or a hex float
+  // (0x1p-3), which spells an fp32 exactly. A sign only in front; no blanks, "inf" or "nan", nothing
+  // left over; a value beyond the fp32 range, or one that would round to zero, is refused.
+  // `expects` says what the option takes, in the message.
+  Result<float> get_f32(const std::string& k, float dflt, const std::string& expects = "an fp32 number") const;
   // A path option: given, it must not be empty (an unset shell variable would name "/" or ".x").
   Result<std::string> get_path(const std::string& k, const std::string& dflt) const;
   const std::vector<std::string>& positional() const { return positional_; }

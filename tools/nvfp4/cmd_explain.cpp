@@ -65,7 +65,9 @@ Result<Json> explain_json(const Args& args_ref) {
     if (!v.is_ok()) return v.status();
     eo.grains = v.value();
   }
-  auto prob = prepare_layer(shapes->front(), rows.value(), static_cast<uint64_t>(seed.value()), args->get("inputs"));
+  // An empty --inputs would silently mean the synthetic inputs.
+  NVFP4_ASSIGN_OR_RETURN(const std::string inputs, args->get_path("inputs", ""));
+  auto prob = prepare_layer(shapes->front(), rows.value(), static_cast<uint64_t>(seed.value()), inputs);
   if (!prob.is_ok()) return prob.status();
   const int64_t M = prob->m, N = prob->shape.n;
   // The dump, the search's full outputs and the planted reference are held at once.

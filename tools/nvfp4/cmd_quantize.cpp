@@ -68,7 +68,8 @@ const char* kQuantizeHelp =
     "  --recipe NAME       comfy-cuda (default) | comfy-eager-cuda | comfy-eager-cpu\n"
     "  --nibbles ORDER     hi_first (default, ComfyUI) | lo_first (PTX/cuBLAS/CUTLASS)\n"
     "  --scales LAYOUT     swizzled128x4 (default) | linear\n"
-    "  --global-scale S    dynamic (default: f32(bf16(amax/2688)), as ComfyUI) | f32 (amax/2688) | a number\n"
+    "  --global-scale S    dynamic (default: f32(bf16(amax/2688)), as ComfyUI) | f32 (amax/2688) | an fp32 >= 0,\n"
+    "                      decimal (rounded to the nearest fp32) or a hex float that spells it exactly (0x1p-3)\n"
     "  --pad               zero-pad rows and columns to multiples of 16 (else they must divide)\n"
     "  --device cpu|gpu    where to quantize (gpu: comfy-cuda only)\n"
     "  --json              print the result's description as JSON\n";
@@ -96,6 +97,16 @@ int cmd_quantize(int argc, char** argv) {
   opt.scale_layout = lay.value();
   const std::string device = args->get("device", "cpu");
   if (device != "cpu" && device != "gpu") return fail("quantize", invalid_argument("--device must be cpu or gpu"));
+  // A global scale given as a number is checked with the other options, before the input is read.
+  const std::string gs = args->get("global-scale", "dynamic");
+  float given_scale = 0;
+  if (gs != "dynamic" && gs != "f32") {
+    auto v = args->get_f32("global-scale", 0, "dynamic, f32 or an fp32 >= 0");
+    if (!v.is_ok()) return fail("quantize", v.status());
+    // A global scale is finite and >= 0 (docs/numerics.md §7); get_f32 has refused inf and nan.
+    if (v.value() < 0) return fail("quantize", invalid_argument("--global-scale must be >= 0, got '" + printable(gs) + "'"));
+    given_scale = v.value();
+  }
 
   // Input
   const std::string in = args->get("input");
@@ -125,15 +136,9 @@ int cmd_quantize(int argc, char** argv) {
     std::memcpy(x.data(), bytes->data(), bytes->size());
   }
   // Global scale
-  const std::string gs = args->get("global-scale", "dynamic");
-  float s;
+  float s = given_scale;
   if (gs == "dynamic") s = global_scale_dynamic(x.data(), static_cast<int64_t>(x.size()));
   else if (gs == "f32") s = global_scale_f32(x.data(), static_cast<int64_t>(x.size()));
-  else {
-    auto v = args->get_double("global-scale", 0);
-    if (!v.is_ok()) return fail("quantize", invalid_argument("--global-scale must be dynamic, f32 or a number"));
-    s = static_cast<float>(v.value());
-  }
   auto t = device == "gpu" ? quantize_gpu(x.data(), rows, cols, s, opt) : quantize(x.data(), rows, cols, s, opt);
   if (!t.is_ok()) return fail("quantize", t.status());
   const Geometry& g = t->geom;

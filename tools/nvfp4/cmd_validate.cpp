@@ -78,9 +78,11 @@ Result<ValidateOptions> options_from(const Args& args) {
   auto out = args.get_path("out", "validate-out");
   if (!out.is_ok()) return out.status();
   opt.out_dir = out.value();
-  opt.inputs_dir = args.get("inputs");
+  // An empty --inputs or --checkpoint (an unset shell variable) meant "not given": synthetic inputs,
+  // the default linears, and a report that looks like the one asked for.
+  NVFP4_ASSIGN_OR_RETURN(opt.inputs_dir, args.get_path("inputs", ""));
   if (args.has("linear") && args.has("shapes")) return invalid_argument("give --linear or --shapes, not both");
-  opt.checkpoint = args.get("checkpoint");
+  NVFP4_ASSIGN_OR_RETURN(opt.checkpoint, args.get_path("checkpoint", ""));
   opt.layer = args.get("layer");
   if (args.has("checkpoint") != args.has("layer")) return invalid_argument("--checkpoint and --layer go together");
   if (args.has("checkpoint") && (args.has("linear") || args.has("shapes")))
