@@ -477,6 +477,33 @@ TEST(CliRobust, FifoInputsAreRefusedNotWaitedOn) {
   fs::remove_all(dir);
 }
 
+// read_file and SafetensorsFile::open open files one way (src/io/input_file.hpp): whatever the path
+// is, they refuse it alike, kIo with the same message. A directory was "it is a directory" to one
+// and "not a regular file" to the other.
+TEST(InputFiles, ReadFileAndSafetensorsRefuseAlike) {
+  const std::string dir = scratch("input_files");
+  ASSERT_EQ(mkfifo((dir + "/fifo").c_str(), 0600), 0);
+  fs::create_directories(dir + "/sub");
+  struct Case {
+    const char* name;
+    const char* expect;
+  };
+  for (const Case& c : {Case{"/missing", "cannot open '"}, Case{"/sub", "it is a directory"}, Case{"/fifo", "not a regular file"}}) {
+    const std::string path = dir + c.name;
+    const Status a = read_file(path).status(), b = SafetensorsFile::open(path).status();
+    EXPECT_EQ(a.code(), ErrorCode::kIo) << c.name << ": " << a.message();
+    EXPECT_EQ(b.code(), ErrorCode::kIo) << c.name << ": " << b.message();
+    EXPECT_EQ(a.message(), b.message()) << c.name;
+    EXPECT_NE(a.message().find(path), std::string::npos) << c.name << ": " << a.message();
+    EXPECT_NE(a.message().find(c.expect), std::string::npos) << c.name << ": " << a.message();
+  }
+  // A regular file gets past the open: its contents are what is refused, as bad input.
+  ASSERT_TRUE(write_text(dir + "/short", "abc").is_ok());
+  EXPECT_TRUE(read_file(dir + "/short").is_ok());
+  EXPECT_EQ(SafetensorsFile::open(dir + "/short").status().code(), ErrorCode::kInvalidArgument);
+  fs::remove_all(dir);
+}
+
 // NVFP4_MEMORY_LIMIT that is not a size stops every command with one line naming it (it was
 // ignored: the limit silently stayed at physical memory).
 TEST(CliRobust, MalformedMemoryLimitIsReported) {

@@ -12,28 +12,38 @@
 #include <cstring>
 #include <filesystem>
 
+#include "input_file.hpp"
 #include "nvfp4/io.hpp"
 #include "nvfp4/limits.hpp"
 
 namespace nvfp4 {
 
-Result<std::vector<uint8_t>> read_file(const std::string& path) {
-  // Non-blocking, so that a FIFO is refused below instead of waiting forever for a writer.
+namespace detail {
+
+Result<InputFile> InputFile::open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return io_error("cannot open '" + path + "': " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  InputFile f(fd, 0);  // closes fd on every refusal below
   struct stat st {};
   if (::fstat(fd, &st) != 0) return io_error("cannot read '" + path + "': " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) return io_error("cannot read '" + path + "': it is a directory");
   if (!S_ISREG(st.st_mode)) return io_error("cannot read '" + path + "': not a regular file");
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  NVFP4_TRY(check_memory(size, "reading '" + path + "'"));
-  std::vector<uint8_t> buf(static_cast<size_t>(size));
+  f.size_ = static_cast<uint64_t>(st.st_size);
+  return f;
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace detail
+
+Result<std::vector<uint8_t>> read_file(const std::string& path) {
+  NVFP4_ASSIGN_OR_RETURN(const detail::InputFile f, detail::InputFile::open(path));
+  NVFP4_TRY(check_memory(f.size(), "reading '" + path + "'"));
+  std::vector<uint8_t> buf(static_cast<size_t>(f.size()));
   for (size_t done = 0; done < buf.size();) {
-    const ssize_t r = ::read(fd, buf.data() + done, buf.size() - done);
+    const ssize_t r = ::read(f.fd(), buf.data() + done, buf.size() - done);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return io_error("cannot read '" + path + "': " + std::strerror(errno));
     if (r == 0) return io_error("cannot read '" + path + "': it shrank while being read");

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <numeric>
 
+#include "input_file.hpp"
+
 namespace nvfp4 {
 
 // Names come from the file: keep messages on one line and bounded whatever the bytes are.
@@ -233,23 +235,16 @@ Result<SafetensorsFile> SafetensorsFile::view(const uint8_t* image, uint64_t siz
 }
 
 Result<SafetensorsFile> SafetensorsFile::open(const std::string& path) {
-  // Non-blocking, so that a FIFO is refused below instead of waiting forever for a writer.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return io_error("cannot open '" + path + "': " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return io_error("cannot read '" + path + "': not a regular file");
-  }
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size < 8) {
-    ::close(fd);
-    return bad(path, "truncated: " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
-  }
-  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  const int map_errno = errno;
-  ::close(fd);  // the mapping keeps the file
-  if (p == MAP_FAILED) return io_error("cannot map '" + path + "': " + std::strerror(map_errno));
+  uint64_t size = 0;
+  void* p = MAP_FAILED;
+  {
+    NVFP4_ASSIGN_OR_RETURN(const detail::InputFile in, detail::InputFile::open(path));
+    size = in.size();
+    // mmap refuses a zero length: an empty file is refused here for what it is.
+    if (size < 8) return bad(path, "truncated: " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
+    p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, in.fd(), 0);
+    if (p == MAP_FAILED) return io_error("cannot map '" + path + "': " + std::strerror(errno));
+  }  // closes the file: the mapping keeps it
   std::shared_ptr<const void> mapping(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
   NVFP4_ASSIGN_OR_RETURN(SafetensorsFile f, view(static_cast<const uint8_t*>(p), size, path));
   f.mapping_ = std::move(mapping);
