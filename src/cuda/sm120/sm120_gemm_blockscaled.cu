@@ -51,6 +51,14 @@ __global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands 
     alpha = __fmul_rn(s_x, op.s_w);  // f32_rn(s_x * s_w), §2.4
     if (blockIdx.x == 0 && threadIdx.x == 0 && op.s_x_out) *op.s_x_out = s_x;
   }
+  // Packed A: alpha, or the device alpha (gemm_alpha), read once per CTA into shared memory, where
+  // the epilogue finds it: held in a register through the K loop, or read there, it took the native
+  // kernel from 64 to 80 registers (six CTAs per SM of the launcher's eight).
+  __shared__ float alpha_shared;
+  if constexpr (!kStreamA) {
+    if (threadIdx.x == 0) alpha_shared = gemm_alpha(op.alpha_a, op.alpha_w, op.alpha);
+    __syncthreads();
+  }
   const int64_t tiles_m = (op.m + kTileM - 1) / kTileM, tiles_n = (op.n + kTileN - 1) / kTileN;
   const int64_t tiles = tiles_m * tiles_n;
   // Persistent: each CTA walks work items (tile, K slice); consecutive CTAs take consecutive n
@@ -97,8 +105,7 @@ __global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands 
       }
     }
     // Fused epilogue (split-K: the slice's partial): C/D map c0,c1 = row g cols 2t,2t+1; c2,c3 = row g+8.
-    // A device alpha is read here, per tile, rather than held in a register through the K loop.
-    if constexpr (!kStreamA) alpha = gemm_alpha(op.alpha_a, op.alpha_w, op.alpha);
+    const float alpha_t = kStreamA ? alpha : alpha_shared;
 #pragma unroll
     for (int j = 0; j < kWarpN8; ++j)
 #pragma unroll
@@ -109,7 +116,7 @@ __global__ void __launch_bounds__(kThreads) sm120_gemm_blockscaled(GemmOperands 
         } else if (row < op.m && col < op.n) {
           if (op.raw) op.raw[row * op.n + col] = acc[j][e];
           op.out[row * op.n + col] =
-              epilogue_alpha_before_bf16(acc[j][e], alpha, op.bias ? bf16_to_f32(op.bias[col]) : -0.0f);
+              epilogue_alpha_before_bf16(acc[j][e], alpha_t, op.bias ? bf16_to_f32(op.bias[col]) : -0.0f);
         }
       }
   }
