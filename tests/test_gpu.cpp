@@ -1361,6 +1361,61 @@ TEST(DeviceApi, Sm90ConfigChoiceWithoutSmsDoesNotDivideByZero) {
     for (int sms : {0, -5}) EXPECT_EQ(sm90_config_for(m, 4096, sms), sm90_config_for(m, 4096, 1)) << m << " " << sms;
 }
 
+// Which GPUs a target list serves. Until 2026-12-05 the C++ side hard-coded 9.0, 12.0 and 12.1, so a
+// build without sm_120a still offered its kernels to an SM120 GPU (Python read the list itself).
+TEST(KernelTargets, ArchSpecificImagesServeTheirOwnGpuOnly) {
+  constexpr auto kNone = KernelCode::kNone, kArch = KernelCode::kArchSpecific;
+  const std::string_view dflt = "sm_90a sm_120a sm_121a";
+  EXPECT_EQ(kernels_cover(dflt, 9, 0), kArch);
+  EXPECT_EQ(kernels_cover(dflt, 12, 0), kArch);
+  EXPECT_EQ(kernels_cover(dflt, 12, 1), kArch);
+  for (auto [major, minor] : {std::pair{8, 0}, {8, 9}, {9, 1}, {10, 0}, {12, 2}, {13, 0}})
+    EXPECT_EQ(kernels_cover(dflt, major, minor), kNone) << major << "." << minor;
+  EXPECT_EQ(kernels_cover("sm_90a", 12, 0), kNone);    // a Hopper-only build on an RTX 50
+  EXPECT_EQ(kernels_cover("sm_120a", 12, 1), kNone);   // 'a' is not forward compatible, not even to 12.1
+  EXPECT_EQ(kernels_cover("sm_90a sm_120a", 12, 1), kNone);
+  EXPECT_EQ(kernels_cover("", 9, 0), kNone);           // a build without CUDA
+  EXPECT_EQ(kernels_cover("  sm_90a  ", 9, 0), kArch);
+  EXPECT_EQ(kernels_cover("sm_ sm_9x compute_ sm90a sm_90b foo", 9, 0), kNone);
+}
+
+TEST(KernelTargets, PortableAndFamilyImagesAndPtx) {
+  constexpr auto kNone = KernelCode::kNone, kPortable = KernelCode::kPortable, kArch = KernelCode::kArchSpecific;
+  // Portable machine code runs on its major's later minors only.
+  EXPECT_EQ(kernels_cover("sm_120", 12, 1), kPortable);
+  EXPECT_EQ(kernels_cover("sm_121", 12, 0), kNone);
+  EXPECT_EQ(kernels_cover("sm_90", 12, 0), kNone);
+  // Family images: the same major, minor at least their own; no arch-specific features.
+  EXPECT_EQ(kernels_cover("sm_120f", 12, 1), kPortable);
+  EXPECT_EQ(kernels_cover("sm_100f", 10, 3), kPortable);
+  EXPECT_EQ(kernels_cover("sm_103f", 10, 0), kNone);
+  EXPECT_EQ(kernels_cover("sm_120f", 11, 0), kNone);
+  // Portable PTX is JIT-compiled on every later GPU, but without wgmma: on Hopper it is portable only.
+  EXPECT_EQ(kernels_cover("compute_90", 9, 0), kPortable);
+  EXPECT_EQ(kernels_cover("compute_90", 12, 1), kPortable);
+  EXPECT_EQ(kernels_cover("compute_90", 8, 9), kNone);
+  // Arch-specific PTX compiles on its own architecture only.
+  EXPECT_EQ(kernels_cover("compute_90a", 9, 0), kArch);
+  EXPECT_EQ(kernels_cover("compute_90a", 10, 0), kNone);
+  EXPECT_EQ(kernels_cover("compute_120a", 12, 1), kNone);
+  // The driver takes machine code over PTX, and the image closest to the GPU.
+  EXPECT_EQ(kernels_cover("sm_90a compute_90", 9, 0), kArch);
+  EXPECT_EQ(kernels_cover("sm_90a compute_90", 12, 0), kPortable);
+  EXPECT_EQ(kernels_cover("sm_120 compute_120a", 12, 0), kPortable);
+  EXPECT_EQ(kernels_cover("sm_120 sm_121a", 12, 1), kArch);
+  EXPECT_EQ(kernels_cover("sm_121a sm_120", 12, 1), kArch);
+  // Two images of one architecture: which the driver loads is not documented, so not arch-specific.
+  EXPECT_EQ(kernels_cover("sm_90 sm_90a", 9, 0), kPortable);
+  EXPECT_EQ(kernels_cover("sm_90a sm_90", 9, 0), kPortable);
+}
+
+// Every report of the build's targets and every check against them read the same list.
+TEST(KernelTargets, TheBuildsListIsTheOneCudaInfoReports) {
+  const CudaInfo ci = cuda_info();
+  EXPECT_EQ(ci.built_targets, built_cuda_targets());
+  EXPECT_EQ(built_cuda_targets().empty(), !ci.built_with_cuda);
+}
+
 #if NVFP4_TESTS_HAVE_CUDART
 // The first SM120 kernel reads A's scales four bytes at a time and the pipelined one by bulk copies:
 // scales at an offset are refused in one line on every SM120-side kernel, as the other operands are,

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nvfp4/error.hpp"
@@ -31,6 +32,16 @@ struct CudaInfo {
   std::string error;           // why no device is usable, when there is none
 };
 CudaInfo cuda_info();
+
+// What a build for `targets` (CudaInfo::built_targets' form, "sm_90a sm_120a sm_121a"; compute_XX
+// stands for embedded PTX) gives a GPU of compute capability major.minor, by the driver's rules:
+// none of its code loads there; code loads there; or code built for exactly that architecture with
+// its architecture-specific features (sm_XXa, or compute_XXa JIT-compiled there), which the sm90
+// kernel (wgmma, setmaxnreg) and the native SM120 MMA need: every other build of them is a trap.
+enum class KernelCode { kNone, kPortable, kArchSpecific };
+KernelCode kernels_cover(std::string_view targets, int major, int minor);
+// This build's targets, the list every check of a GPU against the build reads (empty without CUDA).
+std::string_view built_cuda_targets();
 // The calling thread's current GPU (device 0 unless the caller chose another with cudaSetDevice),
 // where the host-memory entry points below run, or an error saying why there is none.
 Result<DeviceInfo> cuda_device();

@@ -29,11 +29,9 @@ library a comfy-kitchen backend.
 
 from __future__ import annotations
 
-import functools
 import json
 import operator
 import os
-import re
 import tempfile
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Union
@@ -159,26 +157,13 @@ def global_scale(x: Any, mode: str = "dynamic") -> float:
     return _core.global_scale(xh, mode)
 
 
-def _kernels_for(capability: tuple, targets: str) -> bool:
-    """Whether a GPU of compute capability (major, minor) runs a build for ``targets`` (the
-    library's "sm_90a sm_120a sm_121a"; empty without CUDA): the build has machine code only, no
-    PTX, so only those exact capabilities."""
-    built = {m.group(1) for m in (re.fullmatch(r"sm_(\d+)[a-z]?", t) for t in targets.split()) if m}
-    return f"{capability[0]}{capability[1]}" in built
-
-
-@functools.lru_cache(maxsize=None)
-def _gpu_targets() -> str:
-    return _core.cuda_targets()
-
-
 def _has_gpu_kernels(device: Any) -> bool:
     """Whether `device` (a CUDA torch.device) can run the library's kernels. The others (an A100, an
     RTX 4090, any GPU in a build without CUDA) fail with "no kernel image" or NotImplementedError:
     their tensors go through the host, as linear's and matmul's do when no backend runs there."""
     import torch
 
-    return _kernels_for(torch.cuda.get_device_capability(device), _gpu_targets())
+    return _core.kernels_cover(*torch.cuda.get_device_capability(device))
 
 
 def _up(v: int, m: int) -> int:

@@ -528,11 +528,10 @@ void py_dequantize_device(const CudaArray& data, const CudaArray& scales, int64_
   check(st);
 }
 
-// The GPU architectures the library has machine code for ("sm_90a sm_120a sm_121a"); empty in a
-// build without CUDA.
-std::string py_cuda_targets() {
-  const CudaInfo info = cuda_info();
-  return info.built_with_cuda ? info.built_targets : std::string();
+std::string py_cuda_targets() { return std::string(built_cuda_targets()); }
+
+bool py_kernels_cover(int major, int minor, const std::optional<std::string>& targets) {
+  return kernels_cover(targets ? std::string_view(*targets) : built_cuda_targets(), major, minor) != KernelCode::kNone;
 }
 
 std::vector<std::string> py_available_backends() {
@@ -655,6 +654,8 @@ NB_MODULE(_core, m) {
         "global_scale_dev: the scale as a one-element float32 CUDA array instead, read by the kernel");
   m.def("cuda_targets", &py_cuda_targets,
         "the GPU architectures the kernels are built for (machine code, no PTX); empty without CUDA");
+  m.def("kernels_cover", &py_kernels_cover, nb::arg("major"), nb::arg("minor"), nb::arg("targets") = nb::none(),
+        "whether a build for `targets` (this build's when None) has kernels a GPU of compute capability major.minor runs");
   m.def("available_backends", &py_available_backends, "GEMM backends of this machine, fastest first");
   m.def("resolve_backend", &py_resolve_backend, nb::arg("backend"), nb::arg("contract"),
         "the backend a name stands for here ('auto' resolved), checked");

@@ -1,7 +1,6 @@
 """The Python API against the library's own results: the CLI's bytes and reports, the oracle."""
 
 import json
-import re
 
 import numpy as np
 import pytest
@@ -332,14 +331,20 @@ def test_linear_on_an_empty_batch(lead):
 
 
 def test_gpu_kernels_are_detected_from_the_build_targets():
-    """CUDA tensors go through the host on a GPU the library has no machine code for (the rule;
-    test_torch.py runs the host path on a GPU)."""
+    """CUDA tensors go through the host on a GPU the library has no machine code for (the rule, the
+    library's own through the binding; test_torch.py runs the host path on a GPU)."""
     built = "sm_90a sm_120a sm_121a"
-    assert nx._kernels_for((9, 0), built) and nx._kernels_for((12, 0), built) and nx._kernels_for((12, 1), built)
-    assert not any(nx._kernels_for(cc, built) for cc in [(8, 0), (8, 9), (10, 0), (9, 1), (12, 2)])
-    assert not nx._kernels_for((9, 0), "")  # a build without CUDA
-    # This build's own list is in the form the rule reads (empty without CUDA).
-    assert all(re.fullmatch(r"sm_\d+[a-z]?", t) for t in nx._core.cuda_targets().split()), nx._core.cuda_targets()
+    assert all(nx._core.kernels_cover(*cc, built) for cc in [(9, 0), (12, 0), (12, 1)])
+    assert not any(nx._core.kernels_cover(*cc, built) for cc in [(8, 0), (8, 9), (10, 0), (9, 1), (12, 2)])
+    assert not nx._core.kernels_cover(12, 0, "sm_90a")  # a Hopper-only build on an RTX 50
+    assert not nx._core.kernels_cover(12, 1, "sm_120a")  # arch-specific code runs on its own GPU only
+    assert nx._core.kernels_cover(12, 0, "compute_90")  # portable PTX: JIT-compiled on later GPUs
+    assert not nx._core.kernels_cover(9, 0, "")  # a build without CUDA
+    # Without a list, this build's own, the one cuda_targets() reports (empty without CUDA).
+    own = nx._core.cuda_targets()
+    for cc in [(9, 0), (12, 0), (12, 1), (8, 9), (10, 0)]:
+        assert nx._core.kernels_cover(*cc) == nx._core.kernels_cover(*cc, own), (cc, own)
+    assert nx._core.kernels_cover(9, 0) == ("sm_90a" in own.split())
 
 
 def test_missing_file_raises_os_error(tmp_path):

@@ -68,17 +68,19 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
   for (const LinearShape& l : opt.linears) NVFP4_TRY(cuda::plan_slices(opt.contract, l.k).status());  // S <= chunks
   NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
   const CudaInfo ci = cuda_info();
-  const bool blackwell = dev.cc_major == 12;
+  const bool blackwell = dev.cc_major == 12;  // cuBLASLt's NVFP4 GPUs, with cc 10
+  const std::string here = dev.name + " (compute capability " + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) + ")";
+  const Status sm90_here = cuda::check_kernel_runs_on(GpuGemmKernel::kSm90, dev.cc_major, dev.cc_minor, here);
+  const Status native_here = cuda::check_kernel_runs_on(GpuGemmKernel::kSm120Native, dev.cc_major, dev.cc_minor, here);
   // Both sm90 rows (sm90-stream is the same kernel behind the streaming pre-pass) run what the sm90
   // kernel runs.
   const bool sm90_runs_contract = gpu_kernel_runs(GpuGemmKernel::kSm90, opt.contract);
   // A backend the user named must be runnable here: say so before measuring anything.
   if (opt.backends_explicit)
     for (const std::string& b : opt.backends) {
-      if ((b == "sm120-native" || b == "sm120p-native") && !blackwell)
-        return unsupported("bench: " + b + " needs an SM120/SM121 GPU; this is " + dev.name);
-      if ((b == "sm90" || b == "sm90-stream") && dev.cc_major != 9)
-        return unsupported("bench: " + b + " needs a Hopper GPU (compute capability 9.0); this is " + dev.name);
+      if ((b == "sm120-native" || b == "sm120p-native") && !native_here.is_ok())
+        return unsupported("bench: " + b + ": " + native_here.message());
+      if ((b == "sm90" || b == "sm90-stream") && !sm90_here.is_ok()) return unsupported("bench: " + b + ": " + sm90_here.message());
       if ((b == "sm90" || b == "sm90-stream") && !sm90_runs_contract)
         return unsupported("bench: " + b + " runs the sequential contract only, not " + opt.contract.to_string());
       if (b == "cublaslt" && !blackwell && dev.cc_major != 10) {
@@ -191,7 +193,6 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
       extra.set("x_cublas_bf16", base_us / us).set("weight_copies", weight_copies);
       kernels.push(extra);
     };
-    const bool hopper = dev.cc_major == 9;
     // The memory-path proxy's yardstick: a device-to-device copy of the weight bytes, same process.
     double copy_gbs = 0;
     for (const std::string& b : opt.backends)
@@ -207,8 +208,8 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
         sj.set("weight_copy_us", copy_us).set("weight_copy_gb_per_s", copy_gbs);
       }
     for (const std::string& b : opt.backends) {
-      if ((b == "sm120-native" || b == "sm120p-native") && !blackwell) continue;  // default list: rows this GPU has
-      if ((b == "sm90" || b == "sm90-stream") && (!hopper || !sm90_runs_contract)) continue;
+      if ((b == "sm120-native" || b == "sm120p-native") && !native_here.is_ok()) continue;  // default list: rows this GPU has
+      if ((b == "sm90" || b == "sm90-stream") && (!sm90_here.is_ok() || !sm90_runs_contract)) continue;
       if (b == "cublaslt") {
         if (!blackwell && dev.cc_major != 10) continue;
         CublasLtPlanRequest req;

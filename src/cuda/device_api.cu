@@ -58,18 +58,9 @@ Result<DeviceProps> props_of(int device) {
 }
 
 Status check_kernel_on(GpuGemmKernel kernel, const DeviceProps& p, int device) {
-  const std::string where = "CUDA device " + std::to_string(device) + " (compute capability " + std::to_string(p.cc_major) +
-                            "." + std::to_string(p.cc_minor) + ")";
-  if (kernel == GpuGemmKernel::kSm90 && !(p.cc_major == 9 && p.cc_minor == 0))
-    return unsupported("kernel sm90 needs a Hopper GPU (compute capability 9.0); the tensors are on " + where);
-  if (kernel == GpuGemmKernel::kSm120Native && !(p.cc_major == 12 && p.cc_minor <= 1))
-    return unsupported("kernel sm120-native needs an SM120/SM121 GPU; the tensors are on " + where);
-  if (kernel == GpuGemmKernel::kSm120pNative && !(p.cc_major == 12 && p.cc_minor <= 1))
-    return unsupported("kernel sm120p-native needs an SM120/SM121 GPU; the tensors are on " + where);
-  if ((kernel == GpuGemmKernel::kSm120Emulated || kernel == GpuGemmKernel::kSm120pEmulated) &&
-      !(p.cc_major == 9 && p.cc_minor == 0) && !(p.cc_major == 12 && p.cc_minor <= 1))
-    return unsupported(std::string("kernel ") + to_string(kernel) + " is built for sm_90a and sm_120a/121a; the tensors are on " + where);
-  return Status::ok();
+  return cuda::check_kernel_runs_on(kernel, p.cc_major, p.cc_minor,
+                                    "CUDA device " + std::to_string(device) + " (compute capability " +
+                                        std::to_string(p.cc_major) + "." + std::to_string(p.cc_minor) + "), the tensors' GPU");
 }
 
 // The kernels with a device-pointer path: sm90 (its own weight blocks) and the SM120 kernels, the

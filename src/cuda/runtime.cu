@@ -1,6 +1,7 @@
 // Host side of the GPU paths: device discovery, buffers, layout preparation, launches, timing.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -16,25 +17,36 @@
 namespace nvfp4 {
 
 namespace {
-std::string built_targets() {
-#ifdef NVFP4_CUDA_TARGETS
-  return NVFP4_CUDA_TARGETS;
-#else
-  return "sm_90a sm_120a sm_121a";
-#endif
-}
 bool is_blackwell_consumer(const DeviceInfo& d) { return d.cc_major == 12 && (d.cc_minor == 0 || d.cc_minor == 1); }
 bool is_hopper(const DeviceInfo& d) { return d.cc_major == 9 && d.cc_minor == 0; }
-bool has_kernels_for(const DeviceInfo& d) {
-  // Real machine code only (no PTX): sm_90 and sm_120/121 are what we build.
-  return (d.cc_major == 9 && d.cc_minor == 0) || is_blackwell_consumer(d);
+std::string describe(const DeviceInfo& d) {
+  return d.name + " (compute capability " + std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) + ")";
 }
 }  // namespace
+
+Status cuda::check_kernel_runs_on(GpuGemmKernel kernel, int major, int minor, const std::string& where) {
+  const bool native = kernel == GpuGemmKernel::kSm120Native || kernel == GpuGemmKernel::kSm120pNative;
+  if (kernel == GpuGemmKernel::kSm90 && !(major == 9 && minor == 0))
+    return unsupported("kernel sm90 needs a Hopper GPU (compute capability 9.0); this is " + where);
+  if (native && !(major == 12 && (minor == 0 || minor == 1)))
+    return unsupported(std::string("kernel ") + to_string(kernel) + " needs an SM120/SM121 GPU; this is " + where);
+  const KernelCode code = kernels_cover(built_cuda_targets(), major, minor);
+  const std::string built(built_cuda_targets());
+  if (code == KernelCode::kNone)
+    return unsupported(std::string("kernel ") + to_string(kernel) + ": this build has no code for " + where +
+                       " (it is built for " + built + ")");
+  // wgmma and the block-scaled MMA are compiled only into architecture-specific images; in any other
+  // image these kernels are a trap.
+  if ((kernel == GpuGemmKernel::kSm90 || native) && code != KernelCode::kArchSpecific)
+    return unsupported(std::string("kernel ") + to_string(kernel) + " needs machine code for sm_" + std::to_string(major) +
+                       std::to_string(minor) + "a, which this build (" + built + ") does not have for " + where);
+  return Status::ok();
+}
 
 CudaInfo cuda_info() {
   CudaInfo info;
   info.built_with_cuda = true;
-  info.built_targets = built_targets();
+  info.built_targets = built_cuda_targets();
   cudaRuntimeGetVersion(&info.runtime_version);
   cudaDriverGetVersion(&info.driver_version);
   int n = 0;
@@ -76,7 +88,7 @@ Result<DeviceInfo> cuda_device() {
   for (const DeviceInfo& x : info.devices)
     if (x.index == current) found = &x;
   const DeviceInfo& d = *found;
-  if (!has_kernels_for(d))
+  if (kernels_cover(built_cuda_targets(), d.cc_major, d.cc_minor) == KernelCode::kNone)
     return unsupported("GPU " + d.name + " (compute capability " + std::to_string(d.cc_major) + "." +
                        std::to_string(d.cc_minor) + ") is not supported: kernels are built for " + info.built_targets);
   return d;
@@ -127,6 +139,11 @@ std::vector<GpuGemmKernel> available_gpu_kernels() {
   if (is_blackwell_consumer(d.value())) k.insert(k.begin(), GpuGemmKernel::kSm120Native);
   add_pipelined_kernels(d.value(), k);
   if (is_hopper(d.value())) k.insert(k.begin(), GpuGemmKernel::kSm90);
+  k.erase(std::remove_if(k.begin(), k.end(),
+                         [&](GpuGemmKernel x) {
+                           return !cuda::check_kernel_runs_on(x, d->cc_major, d->cc_minor, describe(d.value())).is_ok();
+                         }),
+          k.end());
   return k;
 }
 
@@ -145,7 +162,7 @@ Status check_kernel_runs_here(GpuGemmKernel kernel, const DeviceInfo& dev) {
   if (kernel == GpuGemmKernel::kSm120pNative && !is_blackwell_consumer(dev))
     return unsupported("kernel sm120p-native needs an SM120/SM121 GPU; this is " + dev.name +
                        ": use sm120p-emulated to run the same kernel with the MMA emulated");
-  return Status::ok();
+  return cuda::check_kernel_runs_on(kernel, dev.cc_major, dev.cc_minor, describe(dev));
 }
 
 // Times `launch` with CUDA events, then brings the [m][n] outputs (and, when given, the device s_x)

@@ -12,6 +12,11 @@
 
 namespace nvfp4::cuda {
 
+// Whether `kernel` runs on a GPU of compute capability major.minor with this build's code, or why not
+// (a line naming `where`, the GPU): sm90 needs Hopper and the native SM120 kernels SM120/SM121, each
+// with the image built for exactly that GPU's architecture-specific features.
+Status check_kernel_runs_on(GpuGemmKernel kernel, int major, int minor, const std::string& where);
+
 // [rows][cols] bf16 -> data [rows16][cols16/2] u8 + scales (swizzled 128x4 or linear), comfy-cuda,
 // global scale s, or *s_dev (device memory, read by the kernel) when s_dev is set.
 Status launch_quantize_comfy(const uint16_t* x, int64_t rows, int64_t cols, float s, uint8_t* data,
