@@ -1,6 +1,6 @@
 // Numeric command-line options (tools/nvfp4/args.cpp): the input is an argv, NUL separated, parsed
 // with the option set of `nvfp4 validate`/`explain`/`bench`; every numeric option is then read the
-// way the commands read it (integers, numbers, integer lists, dimensions).
+// way the commands read it (bounded integers, numbers, integer lists, dimensions).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -35,10 +35,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   for (const char* k : {"rows", "seed", "sample", "iters", "warmup"}) {
-    auto v = a->get_int(k, 1);
+    auto v = a->get_int(k, -1, 1, kMaxDim);
     if (!v.is_ok()) FUZZ_CHECK(v.status().message().find('\n') == std::string::npos);
-    if (v.is_ok() && !a->has(k)) FUZZ_CHECK(v.value() == 1);
-    if (v.is_ok()) (void)check_dim(v.value(), k);
+    if (v.is_ok() && !a->has(k)) FUZZ_CHECK(v.value() == -1);
+    if (v.is_ok() && a->has(k)) FUZZ_CHECK(v.value() >= 1 && v.value() <= kMaxDim);
   }
   auto g = a->get_f32("global-scale", 0.5f);
   if (g.is_ok() && !a->has("global-scale")) FUZZ_CHECK(g.value() == 0.5f);

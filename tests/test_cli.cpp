@@ -431,6 +431,38 @@ TEST(Cli, BenchAndProbeArgumentsAreChecked) {
   }
 }
 
+// Every integer option has a range and says it in one line naming the option: a negative count or
+// seed is refused, not wrapped, and so is a value beyond int64.
+TEST(Cli, IntegerOptionsOutOfRangeNameTheOptionAndTheRange) {
+  const std::string v = "validate --shapes t:16:64 --candidate cpu-oracle --quiet --out " + tmp("range_v") + " ";
+  const std::string e = "explain --linear t:16:64 --rows 4 --plant sequential --splits 2 --grains 64 ";
+  const std::pair<std::string, const char*> cases[] = {
+      {v + "--rows -3", "--rows must be in 1..2147483647, got -3"},
+      {v + "--rows 2147483648", "--rows must be in 1..2147483647, got 2147483648"},
+      {v + "--rows 99999999999999999999", "--rows must be in 1..2147483647, got 99999999999999999999"},
+      {v + "--seed -1", "--seed must be in 0..9223372036854775807, got -1"},
+      {v + "--sample 0", "--sample must be in 1..2147483647, got 0"},
+      {e + "--sample -5", "--sample must be in 1..2147483647, got -5"},
+      {e + "--seed 18446744073709551615", "--seed must be in 0..9223372036854775807"},
+      {"bench --iters 0", "--iters must be in 1..1000000, got 0"},
+      {"bench --warmup -1", "--warmup must be in 0..1000000, got -1"},
+      {"probe-cublaslt --workspace -1", "--workspace must be in 0..1099511627776, got -1"},
+      {"probe-cublaslt --seed -2", "--seed must be in 0..9223372036854775807, got -2"},
+      {"probe-cublaslt --force-splitk -1", "--force-splitk must be in 1..1024, got -1"},
+  };
+  for (const auto& [cmd, want] : cases) {
+    auto r = run(cmd);
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.out;
+    EXPECT_EQ(lines(r.out), 1) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find(want), std::string::npos) << cmd << ": " << r.out;
+  }
+  // The bounds themselves are in range.
+  auto lo = run(v + "--rows 1 --seed 0 --sample 1");
+  EXPECT_EQ(lo.code, 0) << lo.out;
+  auto hi = run(v + "--rows 4 --seed 9223372036854775807");
+  EXPECT_EQ(hi.code, 0) << hi.out;
+}
+
 TEST(Cli, VersionHelpIsHelp) {
   auto h = run("version --help");
   EXPECT_EQ(h.code, 0);

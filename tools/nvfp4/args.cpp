@@ -41,14 +41,19 @@ Result<Args> Args::parse(int argc, char** argv, int first, const std::set<std::s
   return a;
 }
 
-Result<int64_t> Args::get_int(const std::string& k, int64_t dflt) const {
+Result<int64_t> Args::get_int(const std::string& k, int64_t dflt, int64_t lo, int64_t hi, const std::string& note) const {
   if (!has(k)) return dflt;
   // Decimal only: "010" is ten, not octal eight, and "0x10" is refused rather than read as 16.
   const std::string s = get(k);
   int64_t v = 0;
   const auto r = std::from_chars(s.data(), s.data() + s.size(), v, 10);
-  if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size())
+  // Beyond int64 (out of range for from_chars) is out of the option's range too, said the same way.
+  const bool overflow = r.ec == std::errc::result_out_of_range && r.ptr == s.data() + s.size();
+  if (s.empty() || (r.ec != std::errc() && !overflow) || r.ptr != s.data() + s.size())
     return invalid_argument("--" + k + " expects a decimal integer, got '" + printable(s) + "'");
+  if (overflow || v < lo || v > hi)
+    return invalid_argument("--" + k + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                            (note.empty() ? "" : " (" + note + ")") + ", got " + printable(s));
   return v;
 }
 

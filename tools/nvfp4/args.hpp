@@ -1,5 +1,6 @@
 // Command-line parsing for the nvfp4 tool: --name value / --name=value / --flag, nothing implicit.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -21,7 +22,10 @@ class Args {
     auto it = values_.find(k);
     return it == values_.end() ? dflt : it->second;
   }
-  Result<int64_t> get_int(const std::string& k, int64_t dflt) const;
+  // A decimal integer option in lo..hi, or `dflt` when it is absent. Every integer option has a
+  // range: counts end up in ints, sizes in allocations, and a typo must not wrap into either.
+  // `note` (e.g. "0: all cores") follows the range in the one-line refusal.
+  Result<int64_t> get_int(const std::string& k, int64_t dflt, int64_t lo, int64_t hi, const std::string& note = "") const;
   // An fp32 written in full, rounded to the nearest fp32: decimal (0.125, 1.25e-1) or a hex float
   // (0x1p-3), which spells an fp32 exactly. A sign only in front; no blanks, "inf" or "nan", nothing
   // left over; a value beyond the fp32 range, or one that would round to zero, is refused.
@@ -35,6 +39,9 @@ class Args {
   std::map<std::string, std::string> values_;
   std::vector<std::string> positional_;
 };
+
+// Seeds are uint64 and recorded as int64 in the reports: the range where the two agree.
+inline constexpr int64_t kMaxSeed = INT64_MAX;
 
 // "2,3,4": whole integers in [lo, hi], at least one; `what` names the option in messages.
 Result<std::vector<int>> parse_int_list(const std::string& s, int lo, int hi, const std::string& what);

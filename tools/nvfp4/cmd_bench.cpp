@@ -45,13 +45,10 @@ int cmd_bench(int argc, char** argv) {
   auto out = args->get_path("out", "");
   if (!out.is_ok()) return fail("bench", out.status());
   BenchOptions opt;
-  auto rows = args->get_int("rows", 128), iters = args->get_int("iters", 30), warm = args->get_int("warmup", 5);
+  auto rows = args->get_int("rows", 128, 1, kMaxDim), iters = args->get_int("iters", 30, 1, 1000000),
+       warm = args->get_int("warmup", 5, 0, 1000000);
   for (auto* r : {&rows, &iters, &warm})
     if (!r->is_ok()) return fail("bench", r->status());
-  if (Status st = check_dim(rows.value(), "--rows"); !st.is_ok()) return fail("bench", st);
-  // Counts end up in ints: bound them where a typo cannot wrap them.
-  if (iters.value() < 1 || iters.value() > 1000000 || warm.value() < 0 || warm.value() > 1000000)
-    return fail("bench", invalid_argument("--iters must be in 1..1000000 and --warmup in 0..1000000"));
   opt.rows = rows.value();
   opt.iters = static_cast<int>(iters.value());
   opt.warmup = static_cast<int>(warm.value());

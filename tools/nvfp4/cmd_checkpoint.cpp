@@ -125,12 +125,9 @@ int cmd_quantize_checkpoint(int argc, char** argv) {
   if (args->has("help")) { std::fputs(kQuantizeCkptHelp, stdout); return 0; }
   if (args->positional().size() != 2)
     return fail("quantize-checkpoint", invalid_argument("expects IN.safetensors OUT.safetensors (see --help)"));
-  auto threads = args->get_int("threads", 0);
+  // 1024 is above any core count this runs on.
+  auto threads = args->get_int("threads", 0, 0, 1024, "0: all cores");
   if (!threads.is_ok()) return fail("quantize-checkpoint", threads.status());
-  // It ends up in an int: bounded so that a typo cannot wrap (4294967295 was -1, all cores); 1024 is
-  // above any core count this runs on.
-  if (threads.value() < 0 || threads.value() > 1024)
-    return fail("quantize-checkpoint", invalid_argument("--threads must be in 0..1024 (0: all cores)"));
   QuantizeCheckpointOptions opt;
   opt.layers_regex = args->get("layers");
   opt.threads = static_cast<int>(threads.value());

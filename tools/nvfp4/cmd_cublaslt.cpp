@@ -34,19 +34,15 @@ int cmd_probe_cublaslt(int argc, char** argv) {
   if (!args.is_ok()) return fail("probe-cublaslt", args.status());
   if (args->has("help")) { std::fputs(kHelp, stdout); return 0; }
   CublasLtPlanRequest req;
-  auto ws = args->get_int("workspace", req.workspace_bytes);
-  auto top = args->get_int("top", 8);
-  auto rows = args->get_int("rows", 128);
-  auto seed = args->get_int("seed", 1234);
-  auto fsk = args->get_int("force-splitk", -1);
+  // The workspace is allocated on the GPU: 1 TiB is above any GPU's memory.
+  auto ws = args->get_int("workspace", req.workspace_bytes, 0, int64_t{1} << 40);
+  auto top = args->get_int("top", 8, 1, 1024);
+  auto rows = args->get_int("rows", 128, 1, kMaxDim);
+  auto seed = args->get_int("seed", 1234, 0, kMaxSeed);
+  // -1, the default, is the library's "not forced"; a given value must force something.
+  auto fsk = args->get_int("force-splitk", -1, 1, 1024);
   for (auto* r : {&ws, &top, &rows, &seed, &fsk})
     if (!r->is_ok()) return fail("probe-cublaslt", r->status());
-  if (ws.value() < 0) return fail("probe-cublaslt", invalid_argument("--workspace must be >= 0"));
-  if (Status st = check_dim(rows.value(), "--rows"); !st.is_ok()) return fail("probe-cublaslt", st);
-  // Both end up in ints: bound them where a typo cannot wrap them (-1 is the library's "not forced").
-  if (top.value() < 1 || top.value() > 1024) return fail("probe-cublaslt", invalid_argument("--top must be in 1..1024"));
-  if (args->has("force-splitk") && (fsk.value() < 1 || fsk.value() > 1024))
-    return fail("probe-cublaslt", invalid_argument("--force-splitk must be in 1..1024"));
   auto out_path = args->get_path("out", "");
   if (!out_path.is_ok()) return fail("probe-cublaslt", out_path.status());
   req.workspace_bytes = ws.value();

@@ -46,13 +46,11 @@ Result<Json> explain_json(const Args& args_ref) {
   if (!shapes.is_ok()) return shapes.status();
   if (shapes->size() != 1) return invalid_argument("--linear takes one linear");
   NVFP4_ASSIGN_OR_RETURN(const std::string save_path, args->get_path("save-reference", ""));
-  auto rows = args->get_int("rows", 128);
-  auto seed = args->get_int("seed", 1234);
-  auto sample = args->get_int("sample", 2048);
+  auto rows = args->get_int("rows", 128, 1, kMaxDim);
+  auto seed = args->get_int("seed", 1234, 0, kMaxSeed);
+  auto sample = args->get_int("sample", 2048, 1, kMaxDim);
   for (auto* r : {&rows, &seed, &sample})
     if (!r->is_ok()) return r->status();
-  if (Status st = check_dim(rows.value(), "--rows"); !st.is_ok()) return st;
-  if (Status st = check_dim(sample.value(), "--sample"); !st.is_ok()) return st;
   ExplainOptions eo;
   eo.sample = sample.value();
   if (args->has("splits")) {

@@ -64,14 +64,12 @@ Result<Args> parse_args(int argc, char** argv) {
 
 Result<ValidateOptions> options_from(const Args& args) {
   ValidateOptions opt;
-  auto rows = args.get_int("rows", 128);
-  auto seed = args.get_int("seed", 1234);
-  auto sample = args.get_int("sample", 4096);
+  auto rows = args.get_int("rows", 128, 1, kMaxDim);
+  auto seed = args.get_int("seed", 1234, 0, kMaxSeed);
+  auto sample = args.get_int("sample", 4096, 1, kMaxDim);
   if (!rows.is_ok()) return rows.status();
   if (!seed.is_ok()) return seed.status();
   if (!sample.is_ok()) return sample.status();
-  NVFP4_TRY(check_dim(rows.value(), "--rows"));
-  NVFP4_TRY(check_dim(sample.value(), "--sample"));
   opt.rows = rows.value();
   opt.seed = static_cast<uint64_t>(seed.value());
   opt.sample = sample.value();
