@@ -125,6 +125,31 @@ TEST(Limits, DimensionsProductsAndMemory) {
   EXPECT_EQ(check_gemm_problem(-1, 8, 8, 1, "neg").code(), ErrorCode::kInvalidArgument);
 }
 
+// The check and the budget read NVFP4_MEMORY_LIMIT through one parser, at every call: both follow a
+// value changed at run time, and a value the check refuses never lowers the budget.
+TEST(Limits, MemoryLimitIsReadAtEveryCallByTheCheckAndTheBudget) {
+  unsetenv("NVFP4_MEMORY_LIMIT");
+  const uint64_t phys = memory_budget_bytes();
+  const std::pair<const char*, uint64_t> sizes[] = {{"64M", uint64_t{64} << 20}, {"3k", 3072}, {"1048577", 1048577},
+                                                    {"1G", uint64_t{1} << 30}};
+  for (const auto& [text, bytes] : sizes) {
+    ASSERT_EQ(setenv("NVFP4_MEMORY_LIMIT", text, 1), 0);
+    EXPECT_TRUE(check_memory_limit_env().is_ok()) << text;
+    EXPECT_EQ(memory_budget_bytes(), std::min(bytes, phys)) << text;
+  }
+  for (const char* bad : {"2M ", "0", "17179869184G"}) {
+    ASSERT_EQ(setenv("NVFP4_MEMORY_LIMIT", bad, 1), 0);
+    EXPECT_EQ(check_memory_limit_env().code(), ErrorCode::kInvalidArgument) << bad;
+    EXPECT_EQ(memory_budget_bytes(), phys) << bad;
+  }
+  // Larger than the machine: the machine's memory stays the ceiling.
+  ASSERT_EQ(setenv("NVFP4_MEMORY_LIMIT", "17179869183G", 1), 0);
+  EXPECT_TRUE(check_memory_limit_env().is_ok());
+  EXPECT_EQ(memory_budget_bytes(), phys);
+  unsetenv("NVFP4_MEMORY_LIMIT");
+  EXPECT_EQ(memory_budget_bytes(), phys);
+}
+
 TEST(Limits, ParseDimsAndRawSizes) {
   EXPECT_EQ(parse_dims("40,48", "--shape", 2).value(), (std::vector<int64_t>{40, 48}));
   for (const char* bad : {"", ",", "40", "40,", ",48", "40,48,1", "4O,48", "40, 48", "+40,48", "0x10,4", "40,48x"})

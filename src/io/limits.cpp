@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 
 namespace nvfp4 {
 
@@ -79,40 +80,41 @@ Status check_raw_size(uint64_t have, const std::vector<int64_t>& dims, int64_t e
 }
 
 namespace {
-// Parses "123", "64M", "2G" (binary multiples): digits only, then at most one suffix; 0 when
-// malformed, zero or past 64 bits.
-uint64_t parse_size(std::string_view s) {
+// NVFP4_MEMORY_LIMIT as it is at this call (tests change it at run time, so it is never cached):
+// unset, or "123", "64M", "2G" (binary multiples: digits only, then at most one suffix), or why not.
+Result<std::optional<uint64_t>> memory_limit_env() {
+  const char* env = std::getenv("NVFP4_MEMORY_LIMIT");
+  if (!env) return std::optional<uint64_t>();
+  const std::string_view s(env);
+  const auto bad = [&] {
+    return invalid_argument("NVFP4_MEMORY_LIMIT='" + printable(s) +
+                            "' is not a memory size: expected <bytes|NK|NM|NG>, a positive integer with an optional K, "
+                            "M or G suffix (binary multiples), e.g. 512M or 2G");
+  };
   uint64_t v = 0;
   const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (r.ec != std::errc() || r.ptr == s.data()) return 0;
+  if (r.ec != std::errc() || r.ptr == s.data()) return bad();
   uint64_t mult = 1;
-  std::string_view rest(r.ptr, static_cast<size_t>(s.data() + s.size() - r.ptr));
+  const std::string_view rest(r.ptr, static_cast<size_t>(s.data() + s.size() - r.ptr));
   if (rest == "k" || rest == "K") mult = uint64_t{1} << 10;
   else if (rest == "m" || rest == "M") mult = uint64_t{1} << 20;
   else if (rest == "g" || rest == "G") mult = uint64_t{1} << 30;
-  else if (!rest.empty()) return 0;
+  else if (!rest.empty()) return bad();
   uint64_t out = 0;
-  if (__builtin_mul_overflow(v, mult, &out)) return 0;
-  return out;
+  if (__builtin_mul_overflow(v, mult, &out) || out == 0) return bad();
+  return std::optional<uint64_t>(out);
 }
 }  // namespace
 
-Status check_memory_limit_env() {
-  const char* env = std::getenv("NVFP4_MEMORY_LIMIT");
-  if (!env || parse_size(env) > 0) return Status::ok();
-  return invalid_argument("NVFP4_MEMORY_LIMIT='" + printable(env) +
-                          "' is not a memory size: expected <bytes|NK|NM|NG>, a positive integer with an optional "
-                          "K, M or G suffix (binary multiples), e.g. 512M or 2G");
-}
+Status check_memory_limit_env() { return memory_limit_env().status(); }
 
 uint64_t memory_budget_bytes() {
   uint64_t phys = std::numeric_limits<uint64_t>::max();
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page > 0) phys = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
-  if (const char* env = std::getenv("NVFP4_MEMORY_LIMIT")) {
-    const uint64_t lim = parse_size(env);
-    if (lim > 0 && lim < phys) phys = lim;
-  }
+  // A malformed limit leaves the physical memory here: check_memory_limit_env() is what refuses it.
+  const auto lim = memory_limit_env();
+  if (lim.is_ok() && lim.value() && *lim.value() < phys) phys = *lim.value();
   return phys;
 }
 
