@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ctest sass.sm90: tools/sass-sm90 on the built library, then on listings mutated to break each
 property it checks (each must fail, naming the property), so that a check that cannot fail is
-caught here. Exit 77 (skipped) without cuobjdump.
+caught here. Exit 77 (skipped) without cuobjdump. The library is disassembled once, here (most of
+the test's time on two cores): the tool reads that listing through --sass.
 
 Usage: sass_sm90_test.py --tool tools/sass-sm90 --library libnvfp4.a --cli nvfp4
 """
@@ -29,27 +30,25 @@ def run(tool, *args):
     return r.returncode, r.stdout + r.stderr
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tool", required=True)
-    ap.add_argument("--library", required=True)
-    ap.add_argument("--cli", required=True)
-    a = ap.parse_args()
-    tool = load_tool(a.tool)
-    try:
-        cuobjdump = tool.find_cuobjdump(None)
-    except tool.Fail as e:
-        print(f"skipped: {e}")
-        return 77
-    configs = json.loads(subprocess.run([a.cli, "version", "--json"], capture_output=True, text=True, check=True).stdout)["sm90_configs"]
+def check(a, tool, cuobjdump, configs, d):
+    """The failures of the tool and of its self-test on the library, in scratch folder d."""
     failures = []
+    path = os.path.join(d, "listing.sass")
+    listing = tool.sass_text(a.library, cuobjdump)
+    with open(path, "w") as f:
+        f.write(listing)
 
-    rc, out = run(a.tool, "--cuobjdump", cuobjdump, "--configs", ",".join(configs), a.library)
+    rc, out = run(a.tool, "--cuobjdump", cuobjdump, "--configs", ",".join(configs), "--sass", path, a.library)
     print(out)
     if rc != 0:
         failures.append(f"the built library: exit {rc}")
+    # Its pre-pass lines come from the binary's resource usage: --sass must not have dropped them.
+    if not any(l.startswith("pre-pass") for l in out.splitlines()):
+        failures.append("the built library with --sass: no pre-pass line (the binary's resource usage was not read)")
+    rc, out = run(a.tool, "--sass", a.library, a.library)
+    if rc != 2 or "is not a cuobjdump -sass listing" not in out:
+        failures.append(f"--sass with a binary: exit {rc}, expected 2:\n{out}")
 
-    listing = tool.sass_text(a.library, cuobjdump)
     kernels = tool.kernels(listing)
     lines = listing.split("\n")
 
@@ -93,48 +92,62 @@ def main():
          "expected HGMMA.64x32x16.F32"),
         ("a K-split chain of three", "16x1x1x1x3", lambda c, idx: replace_at(c, first(c, idx, r"HGMMA.*gsb0"), "NOP"), "expected 4"),
     ]
-    with tempfile.TemporaryDirectory() as d:
-        for what, cfg, edit, expect in cases:
-            path = os.path.join(d, "mutated.sass")
-            with open(path, "w") as f:
-                f.write(mutated(cfg, edit))
-            rc, out = run(a.tool, path)
-            ok = rc == 1 and any(l.startswith(f"  {cfg}: ") and expect in l for l in out.splitlines())
-            print(f"mutation '{what}' in {cfg}: exit {rc}, " + ("caught" if ok else "NOT caught"))
-            if not ok:
-                failures.append(f"mutation '{what}' in {cfg} not caught:\n{out}")
-        path = os.path.join(d, "listing.sass")
-        with open(path, "w") as f:
-            f.write(listing)
-        rc, _ = run(a.tool, path)
-        if rc != 0:
-            failures.append(f"the unmutated listing: exit {rc}")
-        for what, lst in (("an extra", configs + ["8x1x1x1"]), ("a missing", configs[1:])):
-            rc, out = run(a.tool, "--configs", ",".join(lst), path)
-            ok = rc == 1 and "configurations missing" in out
-            print(f"--configs with {what} configuration: exit {rc}, " + ("caught" if ok else "NOT caught"))
-            if not ok:
-                failures.append(f"--configs with {what} configuration not caught")
-        # The pre-pass's register budget, through a cuobjdump that reports one register too many.
-        res = subprocess.run([cuobjdump, "-res-usage", "-arch", "sm_90a", a.library], capture_output=True, text=True).stdout
-        over = re.sub(r"(sm90_prep_a\S*:\n\s*REG:)(\d+)", lambda m: m.group(1) + str(int(m.group(2)) + 1), res, count=1)
-        fake = os.path.join(d, "cuobjdump")
-        with open(os.path.join(d, "res.txt"), "w") as f:
-            f.write(over)
-        with open(fake, "w") as f:
-            f.write(f"#!/bin/sh\ncase \"$*\" in *-res-usage*) cat '{d}/res.txt' ;; *) cat '{path}' ;; esac\n")
-        os.chmod(fake, 0o755)
-        rc, out = run(a.tool, "--cuobjdump", fake, a.library)
-        ok = over != res and rc == 1 and any(l.startswith("pre-pass") and "FAIL" in l for l in out.splitlines())
-        print(f"pre-pass above its register budget: exit {rc}, " + ("caught" if ok else "NOT caught"))
+    mutated_path = os.path.join(d, "mutated.sass")
+    for what, cfg, edit, expect in cases:
+        with open(mutated_path, "w") as f:
+            f.write(mutated(cfg, edit))
+        rc, out = run(a.tool, mutated_path)
+        ok = rc == 1 and any(l.startswith(f"  {cfg}: ") and expect in l for l in out.splitlines())
+        print(f"mutation '{what}' in {cfg}: exit {rc}, " + ("caught" if ok else "NOT caught"))
         if not ok:
-            failures.append(f"a pre-pass above its register budget not caught:\n{out}")
-        rc, out = run(a.tool, path, "--compare", path)
-        if rc != 0 or out.count("| same") != len(configs):
-            failures.append("--compare of a listing with itself does not say 'same' for every configuration")
-        rc, out = run(a.tool, path, "--compare", os.path.join(d, "mutated.sass"))
-        if "16x1x1x1x3 |" not in out or "hot loop differs" not in [l for l in out.splitlines() if l.startswith("16x1x1x1x3 |")][0]:
-            failures.append("--compare does not see the mutated hot loop of 16x1x1x1x3")
+            failures.append(f"mutation '{what}' in {cfg} not caught:\n{out}")
+    rc, _ = run(a.tool, path)
+    if rc != 0:
+        failures.append(f"the unmutated listing: exit {rc}")
+    for what, lst in (("an extra", configs + ["8x1x1x1"]), ("a missing", configs[1:])):
+        rc, out = run(a.tool, "--configs", ",".join(lst), path)
+        ok = rc == 1 and "configurations missing" in out
+        print(f"--configs with {what} configuration: exit {rc}, " + ("caught" if ok else "NOT caught"))
+        if not ok:
+            failures.append(f"--configs with {what} configuration not caught")
+    # The pre-pass's register budget, through a cuobjdump that reports one register too many.
+    res = subprocess.run([cuobjdump, "-res-usage", "-arch", "sm_90a", a.library], capture_output=True, text=True).stdout
+    over = re.sub(r"(sm90_prep_a\S*:\n\s*REG:)(\d+)", lambda m: m.group(1) + str(int(m.group(2)) + 1), res, count=1)
+    fake = os.path.join(d, "cuobjdump")
+    with open(os.path.join(d, "res.txt"), "w") as f:
+        f.write(over)
+    with open(fake, "w") as f:
+        f.write(f"#!/bin/sh\ncase \"$*\" in *-res-usage*) cat '{d}/res.txt' ;; *) cat '{path}' ;; esac\n")
+    os.chmod(fake, 0o755)
+    rc, out = run(a.tool, "--cuobjdump", fake, a.library)
+    ok = over != res and rc == 1 and any(l.startswith("pre-pass") and "FAIL" in l for l in out.splitlines())
+    print(f"pre-pass above its register budget: exit {rc}, " + ("caught" if ok else "NOT caught"))
+    if not ok:
+        failures.append(f"a pre-pass above its register budget not caught:\n{out}")
+    rc, out = run(a.tool, path, "--compare", path)
+    if rc != 0 or out.count("| same") != len(configs):
+        failures.append("--compare of a listing with itself does not say 'same' for every configuration")
+    rc, out = run(a.tool, path, "--compare", mutated_path)
+    if "16x1x1x1x3 |" not in out or "hot loop differs" not in [l for l in out.splitlines() if l.startswith("16x1x1x1x3 |")][0]:
+        failures.append("--compare does not see the mutated hot loop of 16x1x1x1x3")
+    return failures
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tool", required=True)
+    ap.add_argument("--library", required=True)
+    ap.add_argument("--cli", required=True)
+    a = ap.parse_args()
+    tool = load_tool(a.tool)
+    try:
+        cuobjdump = tool.find_cuobjdump(None)
+    except tool.Fail as e:
+        print(f"skipped: {e}")
+        return 77
+    configs = json.loads(subprocess.run([a.cli, "version", "--json"], capture_output=True, text=True, check=True).stdout)["sm90_configs"]
+    with tempfile.TemporaryDirectory() as d:
+        failures = check(a, tool, cuobjdump, configs, d)
     for f in failures:
         print("FAILED:", f)
     return 1 if failures else 0
