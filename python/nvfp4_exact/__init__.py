@@ -103,7 +103,9 @@ class NVFP4Tensor:
                   (``hi_first``: ComfyUI / comfy-kitchen; ``lo_first``: PTX, cuBLAS, CUTLASS)
     scales:       uint8 UE4M3 block scales, ``swizzled128x4`` ([roundup(rows16,128)][roundup(cols16/16,4)],
                   cuBLAS / comfy-kitchen) or ``linear`` ([rows16][cols16/16])
-    global_scale: the fp32 decode scale: value = e2m1 * ue4m3 * global_scale
+    global_scale: the fp32 decode scale: value = e2m1 * ue4m3 * global_scale; a number, or a
+                  one-element tensor (a float32 one on the data's GPU stays there: the device paths
+                  read it on the GPU, see quantize, dequantize and matmul)
 
     rows16 and cols16 are rows and cols rounded up to 16. A ComfyUI checkpoint layer is
     ``NVFP4Tensor(weight, weight_scale, float(weight_scale_2), (N, K))``. The arrays' shapes are
