@@ -40,7 +40,12 @@ import weakref
 
 import numpy as np
 
-from . import _core
+try:
+    from . import _core
+except ImportError as _e:  # the source tree's python/nvfp4_exact, which has no compiled module
+    raise ImportError(f"nvfp4_exact: the compiled module _core is not next to {__file__} ({_e}); "
+                      "this is the source tree's copy: run from outside python/, after `pip install .` "
+                      "or with PYTHONPATH=<build>/python") from None
 from ._arrays import cuda_stream, from_host, host_copies, is_cuda, is_torch, on_device, scalar_f32, to_host
 
 __version__: str = _core.__version__

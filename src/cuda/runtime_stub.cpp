@@ -4,7 +4,11 @@
 namespace nvfp4 {
 
 namespace detail_stub {
+#if defined(NVFP4_CUDA_DISABLED)
+constexpr const char* kWhy = "this build of nvfp4 has no CUDA support (configured with NVFP4_CUDA=OFF)";
+#else
 constexpr const char* kWhy = "this build of nvfp4 has no CUDA support (nvcc was not found at configure time)";
+#endif
 }  // namespace detail_stub
 using detail_stub::kWhy;
 
