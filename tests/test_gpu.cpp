@@ -1488,7 +1488,9 @@ TEST(Gpu, QuantizeAndDequantizeReadTheirGlobalScaleFromDeviceMemory) {
 // f32_rn(s_a * s_w) formed on the GPU (sm90: by its pre-pass) and the host alpha not read (NaN
 // here), on every kernel with a device path, sequential and (SM120-side) split-K: the oracle's
 // bits. A product the host alpha check would refuse (Inf) is applied as is: the oracle's outputs
-// under that alpha, a NaN being any NaN (Inf * 0 makes the platform's default NaN pattern).
+// under that alpha, a NaN being any NaN (Inf * 0 makes the platform's default NaN pattern). The
+// scales are written on the call's own non-blocking stream just before it, as a framework's are;
+// a host pointer is refused in one line.
 TEST(Gpu, MatmulFormsAlphaFromGlobalScalesInDeviceMemory) {
   REQUIRE_GPU();
   const int64_t m = 45, n = 136, k = 1000;
@@ -1498,16 +1500,28 @@ TEST(Gpu, MatmulFormsAlphaFromGlobalScalesInDeviceMemory) {
   DevMem da(A.data.size()), dsa(A.scales.size()), dout(m * n * 2), draw(m * n * 4), dscales(8);
   ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   int ran = 0;
   for (GpuGemmKernel kernel : available_gpu_kernels()) {
     auto w = prepare_weight_gpu(W, kernel);
     if (!w.is_ok()) continue;  // a kernel without a device path
+    {
+      const float host_scale = 1.0f;
+      DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, 1.0f, dout, nullptr);
+      mm.scale_a = &host_scale;
+      mm.scale_w = dscales.as<float>();
+      const Status st = matmul_gpu_device(*w.value(), mm);
+      EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument) << to_string(kernel) << ": " << st.message();
+      EXPECT_NE(st.message().find("scale_a is not in the memory of CUDA device"), std::string::npos) << st.message();
+    }
     std::vector<std::string> contracts = {"sequential"};
     if (kernel != GpuGemmKernel::kSm90) contracts.push_back("split_k:3:cublas:fp32");
     for (const float s_a : {A.global_scale, std::numeric_limits<float>::infinity()})
       for (const std::string& c : contracts) {
         const float host_scales[2] = {s_a, W.global_scale};
-        ASSERT_EQ(cudaMemcpy(dscales.p, host_scales, 8, cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemsetAsync(dscales.p, 0, 8, stream), cudaSuccess);  // then the values, on the same stream
+        ASSERT_EQ(cudaMemcpyAsync(dscales.p, host_scales, 8, cudaMemcpyHostToDevice, stream), cudaSuccess);
         GemmSpec spec;
         spec.alpha = s_a * W.global_scale;  // f32_rn, §2.4
         spec.contracts = {ReductionContract::parse(c).value()};
@@ -1518,10 +1532,11 @@ TEST(Gpu, MatmulFormsAlphaFromGlobalScalesInDeviceMemory) {
         mm.scale_a = dscales.as<float>();
         mm.scale_w = dscales.as<float>() + 1;
         mm.contract = spec.contracts[0];
-        ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);
+        mm.stream = stream;
+        ASSERT_EQ(cudaMemsetAsync(dout.p, 0xFF, m * n * 2, stream), cudaSuccess);
         const Status st = matmul_gpu_device(*w.value(), mm);
         ASSERT_TRUE(st.is_ok()) << to_string(kernel) << " " << c << ": " << st.message();
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
         GpuGemmOutput got;
         got.out.resize(m * n);
         got.raw.resize(m * n);
@@ -1543,6 +1558,7 @@ TEST(Gpu, MatmulFormsAlphaFromGlobalScalesInDeviceMemory) {
       }
     ++ran;
   }
+  cudaStreamDestroy(stream);
   EXPECT_GT(ran, 0) << "no kernel with a device path ran";
 }
 #endif

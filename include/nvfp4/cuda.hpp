@@ -176,17 +176,19 @@ struct DeviceMatmul {
   int64_t a_pitch = 0;                // bytes per row (0: roundup(k,16)/2)
   NibbleOrder nibbles = NibbleOrder::kHiFirst;
   float alpha = 1.0f;
-  // Or A's and W's fp32 global scales in device memory (comfy-kitchen holds them as CUDA tensors):
-  // both set, alpha = f32_rn(*scale_a * *scale_w) is formed on the GPU and `alpha` is not read, so
-  // nothing waits for the stream. Their values are not checked (that would wait): a non-finite
-  // product is applied as ComfyUI's own GEMM applies it, where the host alpha would be refused.
-  const float* scale_a = nullptr;
-  const float* scale_w = nullptr;
   const uint16_t* bias = nullptr;     // [n] bf16, or null
   uint16_t* out = nullptr;            // [m][n] bf16
   float* raw = nullptr;               // [m][n] fp32 accumulators (no alpha), or null
   void* stream = nullptr;
   ReductionContract contract = ReductionContract::sequential();  // as DeviceLinear's
+  // Or, instead of alpha, A's and W's fp32 global scales in device memory of w's GPU (or managed;
+  // comfy-kitchen holds them as CUDA tensors): both set, alpha = f32_rn(*scale_a * *scale_w) is
+  // formed on the GPU and `alpha` is not read, so nothing waits for the stream. Where they are is
+  // checked (cudaPointerGetAttributes); their values are not (that would wait): a non-finite
+  // product is applied as ComfyUI's own GEMM applies it, where the host alpha would be refused.
+  // Last, so that the fields before them keep their places.
+  const float* scale_a = nullptr;
+  const float* scale_w = nullptr;
 };
 Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& args);
 // A prepared weight's device bytes copied to the host (tests, diagnostics). kSm90: the weight blocks
@@ -202,8 +204,8 @@ Result<PreparedWeightBytes> prepared_weight_bytes(const PreparedWeight& w);
 // included); opt.pad must be set where rows or cols is not a multiple of 16. Enqueued on stream.
 Status quantize_gpu_device(const uint16_t* x, int64_t rows, int64_t cols, float global_scale, const QuantizeOptions& opt,
                            uint8_t* data, uint8_t* scales, void* stream, int device = -1);
-// The same with the global scale in device memory (ComfyUI's per-tensor scale, a CUDA tensor),
-// read by the kernel: nothing waits for the stream. The value is not checked (that would wait):
+// The same with the global scale in device memory of the device (or managed; ComfyUI's per-tensor
+// scale, a CUDA tensor), read by the kernel: nothing waits for the stream. The value is not checked (that would wait):
 // within quantize()'s domain (finite, >= 0) the bits are quantize()'s; outside it they are the
 // comfy-cuda kernel's arithmetic on it, as ComfyUI's own kernel computes them.
 Status quantize_gpu_device_with_device_scale(const uint16_t* x, int64_t rows, int64_t cols, const float* global_scale,

@@ -196,7 +196,8 @@ def quantize(
     recipe:       ``comfy-cuda`` (comfy-kitchen's CUDA kernel, what ComfyUI runs on NVIDIA GPUs),
                   ``comfy-eager-cuda`` (its PyTorch code on a CUDA tensor), ``comfy-eager-cpu``
                   (its PyTorch code on a CPU tensor)
-    global_scale: ``dynamic`` (ComfyUI's f32(bf16(amax/2688))), ``f32`` (amax/2688) or a number
+    global_scale: ``dynamic`` (ComfyUI's f32(bf16(amax/2688))), ``f32`` (amax/2688), a number, or a
+                  one-element tensor (a float32 one on x's GPU is read there: see below)
     pad:          zero-pad rows and columns to multiples of 16 (else they must be multiples of 16)
     device:       ``cpu`` (exact emulation, any recipe) or ``gpu`` (the CUDA kernel, comfy-cuda only)
 

@@ -25,7 +25,8 @@ prepacked once on its GPU (kept while the b tensor lives). The global scales, wh
 passes as one-element float32 CUDA tensors, stay there: the kernels of ``quantize_nvfp4`` and
 ``dequantize_nvfp4`` read their scale and ``scaled_mm_nvfp4``'s alpha = f32(s_a * s_b) is formed on the GPU, so no call waits for the
 stream (the first call on a weight prepacks it and waits once). An explicit alpha, or a scale of
-another dtype, is read to the host (4 bytes, waiting for the stream). Other backends (gpu-model,
+another dtype or on another GPU than the data, is read to the host (4 bytes, waiting for the
+stream; in scaled_mm_nvfp4 both scales are then read). Other backends (gpu-model,
 cpu-oracle) take the operands through the host.
 
 comfy-kitchen's ``TensorCoreNVFP4Layout.supports_fast_matmul()`` (what callers such as ComfyUI ask

@@ -79,6 +79,21 @@ Status check_aligned(const void* p, const char* name, unsigned bytes = 16) {
   return Status::ok();
 }
 
+// A global scale the kernel will read (device-scale entry points): device memory of `device`, or
+// managed memory. A host pointer, or one on another GPU, would fault inside the kernel and end the
+// process's CUDA context; this asks the driver instead (no stream wait).
+Status check_device_scalar(const float* p, int device, const char* name) {
+  cudaPointerAttributes at{};
+  if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+    cudaGetLastError();
+    return invalid_argument(std::string(name) + ": not a pointer the CUDA driver knows");
+  }
+  if (at.type == cudaMemoryTypeManaged || (at.type == cudaMemoryTypeDevice && at.device == device)) return Status::ok();
+  return invalid_argument(std::string(name) + " is not in the memory of CUDA device " + std::to_string(device) +
+                          (at.type == cudaMemoryTypeDevice ? " (it is on device " + std::to_string(at.device) + ")"
+                                                           : " (it is host memory)"));
+}
+
 // The device entry points' size check: check_gemm_problem's dimensions and products, but nothing
 // charged against the host's memory, which these calls do not use (a problem that fits the GPU
 // must not be refused for the host's RAM, nor by NVFP4_MEMORY_LIMIT).
@@ -259,6 +274,7 @@ Status quantize_device(const uint16_t* x, int64_t rows, int64_t cols, float s, c
   NVFP4_TRY(check_aligned(data, "data", 8));  // one 8-byte store per block of 16 codes
   DeviceScope scope;
   NVFP4_TRY(scope.enter(device));
+  if (s_dev) NVFP4_TRY(check_device_scalar(s_dev, scope.device(), "global scale"));
   const auto stream = static_cast<cudaStream_t>(stream_v);
   const Geometry g = Geometry::of(rows, cols);
   // The kernel writes only the logical blocks; the padding bytes of both buffers are zero, as quantize()'s.
@@ -310,6 +326,7 @@ Status dequantize_device(const uint8_t* data, const uint8_t* scales, int64_t row
   NVFP4_TRY(check_aligned(out, "out"));
   DeviceScope scope;
   NVFP4_TRY(scope.enter(device));
+  if (s_dev) NVFP4_TRY(check_device_scalar(s_dev, scope.device(), "global scale"));
   const Geometry g = Geometry::of(rows, cols);
   return cuda::launch_dequantize_comfy(data, scales, g.rows16, g.cols16, s, nibbles == NibbleOrder::kHiFirst, out,
                                        static_cast<cudaStream_t>(stream_v), s_dev);
@@ -420,6 +437,10 @@ Status matmul_gpu_device(const PreparedWeight& w, const DeviceMatmul& a) {
     NVFP4_TRY(check_aligned(a.a_scales, "a_scales", 4));
   DeviceScope scope;
   NVFP4_TRY(scope.enter(w.device));
+  if (device_alpha) {
+    NVFP4_TRY(check_device_scalar(a.scale_a, w.device, "scale_a"));
+    NVFP4_TRY(check_device_scalar(a.scale_w, w.device, "scale_w"));
+  }
   NVFP4_ASSIGN_OR_RETURN(DeviceProps props, props_of(w.device));
   const auto stream = static_cast<cudaStream_t>(a.stream);
   // Packed A as the kernels read it: lo_first rows at pitch K64/2. An A that already is one (lo_first,

@@ -372,7 +372,10 @@ namespace cuda {
 namespace {
 Status launch_kernel_only(const GemmOperands& op, GpuGemmKernel kernel, int sm_count, cudaStream_t stream) {
   switch (kernel) {
-    case GpuGemmKernel::kModel: return launch_gemm_model(op, stream);
+    case GpuGemmKernel::kModel:
+      // The model kernel has no device-pointer entry point and does not read a device alpha.
+      if (op.alpha_a) return invalid_argument("kernel gpu-model takes a host alpha, not device global scales");
+      return launch_gemm_model(op, stream);
     case GpuGemmKernel::kSm120Native: return launch_sm120_gemm(op, false, sm_count, stream);
     case GpuGemmKernel::kSm120Emulated: return launch_sm120_gemm(op, true, sm_count, stream);
     case GpuGemmKernel::kSm120pNative: return launch_sm120p_gemm(op, Sm120pMode::kNative, sm_count, stream);

@@ -521,7 +521,10 @@ Status launch_tile(const GemmOperands& op, Sm120pMode mode, int sm_count, cudaSt
     case Sm120pMode::kNative: return launch_mode<kNative, false, kTileN>(op, sm_count, stream, "sm120_gemm_pipelined<native>");
     case Sm120pMode::kEmulated:
       return launch_mode<kEmulated, false, kTileN>(op, sm_count, stream, "sm120_gemm_pipelined<emulated>");
-    case Sm120pMode::kProxy: return launch_mode<kProxy, false, kTileN>(op, sm_count, stream, "sm120_gemm_pipelined<proxy>");
+    case Sm120pMode::kProxy:
+      // The proxy (timing only) does not read a device alpha (see its epilogue).
+      if (op.alpha_a) return invalid_argument("the memory-path proxy takes a host alpha, not device global scales");
+      return launch_mode<kProxy, false, kTileN>(op, sm_count, stream, "sm120_gemm_pipelined<proxy>");
   }
   return invalid_argument("unknown pipelined kernel mode");
 }
