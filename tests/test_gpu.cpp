@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <thread>
 
 #include "golden_path.hpp"
 #include "nvfp4/bench.hpp"
@@ -1300,6 +1303,17 @@ TEST(DeviceApi, WithoutAGpuEveryEntryPointSaysUnsupported) {
   expect_unsupported(dequantize_gpu_device_with_device_scale(fake8, fake8, 16, 128, fake_scale, NibbleOrder::kHiFirst, fake16,
                                                              nullptr),
                      "dequantize_gpu_device_with_device_scale");
+  PreparedWeight pw;  // sm90's, never read: the call stops where it asks for the GPU
+  pw.n = 64;
+  pw.k = 128;
+  pw.kernel = GpuGemmKernel::kSm90;
+  DeviceLinear ln;
+  ln.x = fake16;
+  ln.m = 16;
+  ln.k = 128;
+  ln.out = fake16;
+  ln.s_static_dev = fake_scale;
+  expect_unsupported(linear_gpu_device(pw, ln), "linear_gpu_device with s_static_dev");
 }
 
 // quantize_gpu_device's codes go out one 8-byte store per block of 16: a buffer at an offset that
@@ -1352,6 +1366,30 @@ TEST(DeviceApi, DeviceScalePointersAreCheckedFirst) {
   expect_refused(matmul_gpu_device(w, mm), "both global scale pointers");
   mm.scale_w = odd;
   expect_refused(matmul_gpu_device(w, mm), "scale_w is not 4-byte aligned");
+  // linear's static input scale in device memory: not with a host one too, sm90's alone (as the host
+  // one), 4-byte aligned; each in one line.
+  DeviceLinear ln;
+  ln.x = x;
+  ln.m = 16;
+  ln.k = 128;
+  ln.out = x;
+  ln.s_static_dev = reinterpret_cast<const float*>(uintptr_t{1} << 23);
+  ln.s_static = 0.5f;
+  w.kernel = GpuGemmKernel::kSm90;
+  expect_refused(linear_gpu_device(w, ln), "not both");
+  ln.s_static = 0.0f;
+  for (GpuGemmKernel k : {GpuGemmKernel::kSm120pNative, GpuGemmKernel::kSm120pEmulated, GpuGemmKernel::kSm120Native,
+                          GpuGemmKernel::kSm120Emulated}) {
+    w.kernel = k;
+    const Status st = linear_gpu_device(w, ln);
+    EXPECT_EQ(st.code(), ErrorCode::kUnsupported) << to_string(k) << ": " << st.message();
+    EXPECT_NE(st.message().find("implemented by the sm90 kernel only"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find(to_string(k)), std::string::npos) << st.message();
+    EXPECT_EQ(st.message().find('\n'), std::string::npos) << st.message();
+  }
+  w.kernel = GpuGemmKernel::kSm90;
+  ln.s_static_dev = odd;
+  expect_refused(linear_gpu_device(w, ln), "s_static_dev is not 4-byte aligned");
 }
 
 // sm90_config_for is public: an SM count of zero or less (a caller's uninitialised value) must not
@@ -1560,5 +1598,136 @@ TEST(Gpu, MatmulFormsAlphaFromGlobalScalesInDeviceMemory) {
   }
   cudaStreamDestroy(stream);
   EXPECT_GT(ran, 0) << "no kernel with a device path ran";
+}
+
+namespace {
+// A host function that holds its stream until `open` (or ten seconds) and then says it is done: work
+// enqueued behind it cannot run, so a call that returns while it holds waited for nothing.
+struct StreamGate {
+  std::atomic<bool> open{false}, done{false};
+  static void CUDART_CB hold(void* p) {
+    auto* g = static_cast<StreamGate*>(p);
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!g->open.load() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10)) std::this_thread::yield();
+    g->done.store(true);
+  }
+};
+}  // namespace
+
+// linear_gpu_device with the static input scale in device memory (s_static_dev; ComfyUI's
+// input_scale, a CUDA tensor): the sm90 pre-pass reads it, quantizes x with it and forms alpha =
+// f32_rn(s_in * s_w) on the GPU. The host s_static is 0, so a pre-pass that ignored the device scale
+// would take the dynamic one (Inf: x holds an Inf), which no value below is: the oracle's bits
+// (quantize() with the scale, then gemm_oracle) and the host-scale call's, with a bias, NaN and +-Inf in x (the
+// per-element path), m not a multiple of the token tile and K not of 64. 0 is quantized with, not
+// taken as "dynamic". The scale is written on the call's own non-blocking stream just before the
+// call, as a framework's is; once the kernels are loaded, a call enqueued behind a host function
+// that holds the stream returns while it still holds (nothing waits for the stream). A host
+// pointer is refused in one line.
+TEST(Gpu, LinearReadsItsStaticInputScaleFromDeviceMemory) {
+  REQUIRE_GPU();
+  if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU (a static input scale is sm90's)";
+  const int64_t m = 77, n = 136, k = 1000;
+  auto x = synthetic_activation(m, k, 81, ActivationKind::kOutlierChannels);
+  x[7] = 0x7FC0;           // NaN
+  x[2 * k + 301] = 0x7F80;  // +Inf
+  x[5 * k + 999] = 0xFF80;  // -Inf (the last column)
+  const Tensor W = quantized(synthetic_weight(n, k, 82), n, k);
+  const auto bias = ramp_bias(n, 29, 0.0625f);
+  auto w = prepare_weight_gpu(W, GpuGemmKernel::kSm90);
+  ASSERT_TRUE(w.is_ok()) << w.status().message();
+  DevMem dx(x.size() * 2), dbias(n * 2), dout(m * n * 2), draw(m * n * 4), dscale(4);
+  ASSERT_EQ(cudaMemcpy(dx.p, x.data(), x.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dbias.p, bias.data(), n * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  float* pinned = nullptr;  // the scale's host copy: pinned, so that its copy never waits for the stream
+  ASSERT_EQ(cudaMallocHost(&pinned, 4), cudaSuccess);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  auto args = [&] {
+    DeviceLinear ln = linear_args(dx, m, k, dout, draw.as<float>());
+    ln.bias = dbias.as<uint16_t>();
+    ln.stream = stream;
+    return ln;
+  };
+  auto fetch = [&](GpuGemmOutput& g) {
+    g.out.resize(m * n);
+    g.raw.resize(m * n);
+    ASSERT_EQ(cudaMemcpy(g.out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(g.raw.data(), draw.p, m * n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  };
+  {
+    const float host_scale = 0.5f;
+    DeviceLinear ln = args();
+    ln.s_static_dev = &host_scale;
+    const Status st = linear_gpu_device(*w.value(), ln);
+    EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument) << st.message();
+    EXPECT_NE(st.message().find("s_static_dev is not in the memory of CUDA device"), std::string::npos) << st.message();
+  }
+  // The dynamic scale of x is Inf (an Inf element): every static value here differs from it.
+  const float s_finite = global_scale_dynamic(x.data(), 2 * k);  // the first two rows' (finite)
+  QuantizeOptions o;
+  o.pad = true;
+  for (const float s_in : {s_finite, 2.0f * s_finite, 0.0421875f, 0.0f}) {
+    const Tensor A = quantize(x.data(), m, k, s_in, o).value();
+    GemmSpec spec;
+    spec.alpha = s_in * W.global_scale;  // f32_rn, §2.4
+    spec.bias = bias.data();
+    auto ref = gemm_oracle(A, W, spec);
+    ASSERT_TRUE(ref.is_ok()) << ref.status().message();
+    *pinned = s_in;
+    ASSERT_EQ(cudaMemsetAsync(dscale.p, 0xFF, 4, stream), cudaSuccess);  // NaN, then the value, on the call's stream
+    ASSERT_EQ(cudaMemcpyAsync(dscale.p, pinned, 4, cudaMemcpyHostToDevice, stream), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(dout.p, 0xFF, m * n * 2, stream), cudaSuccess);
+    DeviceLinear ln = args();
+    ln.s_static_dev = dscale.as<float>();
+    const Status st = linear_gpu_device(*w.value(), ln);
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    GpuGemmOutput got;
+    fetch(got);
+    EXPECT_EQ(count_diff(got, (*ref)[0]), 0) << "device input scale " << s_in;
+    if (s_in > 0.0f) {  // the host value's path (0 there means dynamic): the same bits
+      DeviceLinear lh = args();
+      lh.s_static = s_in;
+      ASSERT_TRUE(linear_gpu_device(*w.value(), lh).is_ok());
+      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      GpuGemmOutput host;
+      fetch(host);
+      EXPECT_EQ(host.out, got.out) << "host input scale " << s_in;
+      EXPECT_EQ(count_diff(host, (*ref)[0]), 0) << "host input scale " << s_in;
+    }
+  }
+  {
+    // Nothing waits: the scale's write and the call queue behind a held stream; the call returns
+    // while the stream is still held, and once released the result is the oracle's.
+    const float s_in = 0.0421875f;
+    const Tensor A = quantize(x.data(), m, k, s_in, o).value();
+    GemmSpec spec;
+    spec.alpha = s_in * W.global_scale;
+    spec.bias = bias.data();
+    auto ref = gemm_oracle(A, W, spec);
+    ASSERT_TRUE(ref.is_ok());
+    auto* gate = new StreamGate;  // freed once the stream has passed it (an early failure leaks it)
+    ASSERT_EQ(cudaLaunchHostFunc(stream, &StreamGate::hold, gate), cudaSuccess);
+    *pinned = s_in;
+    ASSERT_EQ(cudaMemsetAsync(dscale.p, 0xFF, 4, stream), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(dscale.p, pinned, 4, cudaMemcpyHostToDevice, stream), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(dout.p, 0xFF, m * n * 2, stream), cudaSuccess);
+    DeviceLinear ln = args();
+    ln.s_static_dev = dscale.as<float>();
+    const Status st = linear_gpu_device(*w.value(), ln);
+    const bool held = !gate->done.load();
+    gate->open.store(true);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    delete gate;
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    EXPECT_TRUE(held) << "linear_gpu_device returned only after the stream it was given had drained";
+    GpuGemmOutput got;
+    fetch(got);
+    EXPECT_EQ(count_diff(got, (*ref)[0]), 0) << "behind a held stream";
+  }
+  cudaStreamDestroy(stream);
+  cudaFreeHost(pinned);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 #endif

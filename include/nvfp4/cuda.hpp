@@ -130,9 +130,10 @@ class PreparedWeight {
 Result<std::shared_ptr<const PreparedWeight>> prepare_weight_gpu(const Tensor& w, GpuGemmKernel kernel, int device = -1);
 
 // y = bf16(f32(s_x * s_w) * acc + bias) for bf16 x [m][k] quantized on the GPU with the comfy-cuda
-// recipe (s_x: ComfyUI's dynamic f32(bf16(amax(x)/2688)), or s_static when > 0, sm90 only), the
-// sequential contract; bit-identical to quantize() + gemm_oracle(). Every pointer is device memory on
-// w's device; stream is a cudaStream_t (null: the legacy default stream).
+// recipe (s_x: ComfyUI's dynamic f32(bf16(amax(x)/2688)), or the static input scale, s_static when
+// > 0 or *s_static_dev, sm90 only), the sequential contract; bit-identical to quantize() +
+// gemm_oracle(). Every pointer is device memory on w's device; stream is a cudaStream_t (null: the
+// legacy default stream).
 struct DeviceLinear {
   const uint16_t* x = nullptr;  // [m][k] bf16, row pitch k
   int64_t m = 0, k = 0;
@@ -145,6 +146,15 @@ struct DeviceLinear {
   // (their K-slice partials in a stream-ordered workspace, merged in slice order on the stream);
   // sm90 runs the sequential contract only.
   ReductionContract contract = ReductionContract::sequential();
+  // Or, instead of s_static (which must then be 0), the static input scale in device memory of w's
+  // GPU (or managed; ComfyUI's input_scale, a CUDA tensor), fp32, 4-byte aligned: read by the sm90
+  // pre-pass, which quantizes x with it and forms alpha = f32_rn(*s_static_dev * s_w) on the GPU, so
+  // nothing waits for the stream; sm90 only, as s_static. Where it is is checked
+  // (cudaPointerGetAttributes); its value is not (that would wait): finite and >= 0, the bits are
+  // quantize() with it + gemm_oracle() (> 0: those of that value in s_static; 0 quantizes with scale
+  // 0, not dynamically); otherwise the comfy-cuda arithmetic on it. Last, so that the fields before
+  // it keep their places.
+  const float* s_static_dev = nullptr;
 };
 Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& args);
 

@@ -400,8 +400,8 @@ def linear(
                     checkpoint stores N padded to 16, so a layer with N % 16 != 0 and no bias needs it.
                     It must satisfy rows - 16 < N <= rows and equal the bias length (ValueError otherwise).
     bias:           optional bf16 [N]
-    input_scale:    the activation's static fp32 global scale; None = ComfyUI's dynamic
-                    f32(bf16(amax(x)/2688))
+    input_scale:    the activation's static fp32 global scale (a number or a one-element tensor);
+                    None = ComfyUI's dynamic f32(bf16(amax(x)/2688))
     backend:        ``auto`` (the fastest exact backend here), ``cpu-oracle``, or a GPU kernel name
                     (see ``available_backends()``)
     contract:       the K reduction: ``sequential`` (what the GB10's own MMA loop does) or
@@ -419,9 +419,16 @@ def linear(
     weight is prepacked for the kernel once per (weight tensor, its version, weight_scale,
     weight_scale_2, N, backend) and kept while the weight tensor lives: a CUDA weight is prepacked on
     its GPU by the library's prepack kernel (that first call waits for the stream once; nothing goes
-    through the host), a CPU weight on the host and uploaded. An input_scale or weight_scale_2 given
-    as a CUDA tensor is read to the host (4 bytes, waiting for the stream). Other backends (gpu-model,
-    cpu-oracle), and a GPU the library has no kernels for, take CUDA inputs through the host.
+    through the host), a CPU weight on the host and uploaded. An input_scale given as a one-element
+    float32 tensor on x's GPU (ComfyUI's) stays there on sm90: the pre-pass reads it, quantizes x with
+    it and forms alpha = f32(s_in * weight_scale_2) on the GPU, nothing waits; its value is not checked
+    (that would wait): a finite one >= 0 gives the cpu-oracle's bits for that value (0 quantizes with
+    0, where the device path refuses 0 as a number), another the comfy-cuda arithmetic on it. Any
+    other input_scale given as a CUDA tensor (another dtype or GPU, or an SM120 backend, which takes
+    x through the host with a static scale) and weight_scale_2 (when the weight is prepacked) are
+    read to the host (4 bytes, waiting for the stream; see ``host_copies``). Other backends
+    (gpu-model, cpu-oracle), and a GPU the library has no kernels for, take CUDA inputs through the
+    host.
     Tensors made under ``torch.inference_mode()`` (ComfyUI loads and runs models so) have no version
     counter: their prepared weight is keyed without it, so an in-place update of such a weight
     (or of its weight_scale / weight_scale_2 tensors) is not seen; pass a new tensor instead.
@@ -536,11 +543,14 @@ def _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, b
     p = _prepared_weight(weight, weight_scale, weight_scale_2, k, bias_len, out_features, backend, dev)
     x2 = on_device(x.reshape(-1, k), dev, "x")
     b = None if bias is None else on_device(bias, dev, "bias").reshape(-1)
-    s_in = None if input_scale is None else scalar_f32(input_scale, "input_scale")
+    # A static input scale that is a float32 CUDA scalar on x's GPU (ComfyUI's) is read there by the
+    # sm90 pre-pass; any other form is read here (a CUDA one waits for the stream).
+    s_dev = None if input_scale is None else _device_scalar(input_scale, dev)
+    s_in = None if input_scale is None or s_dev is not None else scalar_f32(input_scale, "input_scale")
     m, n = int(x2.shape[0]), int(p.n)
     out = torch.empty((m, n), dtype=torch.bfloat16, device=dev)
     raw = torch.empty((m, n), dtype=torch.float32, device=dev) if return_raw else None
-    _core.linear_device(p, x2, b, s_in, out, raw, cuda_stream(dev), contract)
+    _core.linear_device(p, x2, b, s_in, out, raw, cuda_stream(dev), contract, input_scale_dev=s_dev)
     out = out.reshape(*lead, n)
     return (out, raw.reshape(*lead, n)) if return_raw else out
 

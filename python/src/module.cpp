@@ -319,9 +319,11 @@ PyPreparedWeight py_prepare_weight(const HostArray& weight, const HostArray& wei
   return PyPreparedWeight{take(std::move(r)), backend};
 }
 
+// input_scale_dev: the static input scale as a one-element float32 CUDA array instead of input_scale,
+// read by the sm90 pre-pass (nothing waits for the stream).
 void py_linear_device(const PyPreparedWeight& pw, const CudaArray& x, const std::optional<CudaArray>& bias,
                       std::optional<float> input_scale, CudaArray& out, std::optional<CudaArray>& raw, uintptr_t stream,
-                      const std::string& contract) {
+                      const std::string& contract, const std::optional<CudaArray>& input_scale_dev) {
   const PreparedWeight& w = *pw.w;
   need_2d(x, "x");
   same_device(x, w.device, "x");
@@ -333,6 +335,7 @@ void py_linear_device(const PyPreparedWeight& pw, const CudaArray& x, const std:
   a.bias = bias_of(bias, w.n);
   a.s_static = input_scale ? *input_scale : 0.0f;
   if (input_scale && !(*input_scale > 0.0f)) raise(invalid_argument("input_scale must be > 0"));
+  a.s_static_dev = device_scalar(input_scale_dev, w.device, "input_scale");
   same_device(out, w.device, "out");
   need_size(out.size(), a.m * w.n, "out");
   a.out = static_cast<uint16_t*>(out.data());
@@ -625,9 +628,10 @@ NB_MODULE(_core, m) {
         "a ComfyUI layer's weight (host bytes) prepacked on CUDA device `device` for `backend`");
   m.def("linear_device", &py_linear_device, nb::arg("weight"), nb::arg("x"), nb::arg("bias").none(),
         nb::arg("input_scale").none(), nb::arg("out"), nb::arg("raw").none(), nb::arg("stream"),
-        nb::arg("contract") = "sequential",
+        nb::arg("contract") = "sequential", nb::arg("input_scale_dev").none() = nb::none(),
         "the linear layer on CUDA arrays under `contract`, enqueued on `stream` (a cudaStream_t as an integer); "
-        "writes out (and raw)");
+        "writes out (and raw). input_scale_dev: the static input scale as a one-element float32 CUDA array "
+        "instead of input_scale, read on the GPU (sm90)");
   m.def("prepare_weight_device", &py_prepare_weight_device, nb::arg("weight"), nb::arg("weight_scale"),
         nb::arg("weight_scale_2"), nb::arg("k"), nb::arg("bias_len").none(), nb::arg("out_features").none(),
         nb::arg("backend"), nb::arg("nibbles"), nb::arg("stream"),

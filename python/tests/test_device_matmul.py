@@ -200,3 +200,51 @@ def test_matmul_with_cuda_global_scales_reads_nothing_to_the_host(backend):
     _reset()
     assert np.array_equal(_bits(nx.matmul(a64, w_t, backend=backend)), want)
     assert nx.host_copies["scalars"] == 2, nx.host_copies
+
+
+@pytest.mark.parametrize("backend", device_backends() or ["none"])
+def test_linear_with_a_cuda_input_scale_reads_nothing_to_the_host(backend):
+    """A static input_scale as a one-element float32 CUDA tensor (ComfyUI's): on sm90 the pre-pass
+    reads it on the GPU, so no scalar comes to the host, and the bits are those of the same value as
+    a number and the oracle's; 0 quantizes with 0 as the oracle does (not "dynamic"). The scale is
+    written on the call's stream just before it. A float64 one is read (counted), and so is one
+    given to an SM120-side backend, which takes a static scale through the host."""
+    if backend == "none":
+        pytest.skip("no device-path backend on this GPU")
+    m, n, k = 37, 72, 200
+    x = random_bf16((m, k), seed=90)
+    wq = nx.quantize(random_bf16((n, k), seed=91, scale=0.05), pad=True)
+    bias = random_bf16((n,), seed=92)
+    x_t = torch.from_numpy(x.view(np.int16)).view(torch.bfloat16).cuda()
+    b_t = torch.from_numpy(bias.view(np.int16)).view(torch.bfloat16).cuda()
+    w_t = torch.from_numpy(wq.data).cuda()
+    ws_t = torch.from_numpy(wq.scales).view(torch.float8_e4m3fn).cuda()
+    nx.linear(x_t, w_t, ws_t, wq.global_scale, bias=b_t, backend=backend)  # prepares the weight
+    s_dyn = np.float32(nx.global_scale(x))
+    values = [np.float32(2 * s_dyn), np.float32(0.0421875)] + ([np.float32(0.0)] if backend == "sm90" else [])
+    for s in values:
+        assert s != s_dyn  # a kernel that ignored the scale (dynamic) would differ
+        want, want_raw = nx.linear(x, wq.data, wq.scales, wq.global_scale, bias=bias, input_scale=float(s),
+                                   backend="cpu-oracle", return_raw=True)
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            s_t = torch.full((1,), float(s), dtype=torch.float32, device="cuda")  # written on this stream
+            _reset()
+            got, raw = nx.linear(x_t, w_t, ws_t, wq.global_scale, bias=b_t, input_scale=s_t, backend=backend,
+                                 return_raw=True)
+            counts = dict(nx.host_copies)
+        stream.synchronize()
+        assert got.device == x_t.device and got.dtype == torch.bfloat16 and tuple(got.shape) == (m, n)
+        assert np.array_equal(_bits(got), want), f"input_scale {s}"
+        assert np.array_equal(raw.cpu().numpy().view(np.uint32), want_raw.view(np.uint32)), f"input_scale {s}"
+        if backend != "sm90":
+            assert counts["scalars"] == 1, counts
+            continue
+        assert counts == {"to_host": 0, "from_host": 0, "scalars": 0}, counts
+        if s > 0:  # as a number, and as a float64 tensor (read): the same bits (0 as a number is refused)
+            got_f = nx.linear(x_t, w_t, ws_t, wq.global_scale, bias=b_t, input_scale=float(s), backend=backend)
+            assert np.array_equal(_bits(got_f), _bits(got))
+            _reset()
+            got_64 = nx.linear(x_t, w_t, ws_t, wq.global_scale, bias=b_t, input_scale=s_t.double(), backend=backend)
+            assert nx.host_copies["scalars"] == 1, nx.host_copies
+            assert np.array_equal(_bits(got_64), want)

@@ -227,22 +227,35 @@ Status linear_gpu_device(const PreparedWeight& w, const DeviceLinear& a) {
   NVFP4_TRY(check_device_problem(a.m, w.n, a.k, "linear_gpu_device"));
   if (!(a.s_static >= 0.0f) || !std::isfinite(a.s_static))
     return invalid_argument("static input scale must be finite and >= 0 (0 = dynamic)");
+  const bool device_scale = a.s_static_dev != nullptr;  // the static input scale in device memory
+  if (device_scale && a.s_static != 0.0f)
+    return invalid_argument("linear_gpu_device: give the static input scale on the host (s_static) or in device memory "
+                            "(s_static_dev), not both");
   if (a.s_static > 0.0f && w.kernel != GpuGemmKernel::kSm90)
     return unsupported("a static input_scale is implemented by the sm90 kernel only");
+  if (device_scale && w.kernel != GpuGemmKernel::kSm90)
+    return unsupported(std::string("a static input_scale (here in device memory) is implemented by the sm90 kernel only; "
+                                   "this weight is prepared for ") + to_string(w.kernel));
+  if (device_scale) NVFP4_TRY(check_aligned(a.s_static_dev, "s_static_dev", 4));
   NVFP4_TRY(check_gpu_contract(w.kernel, a.contract, a.k));
   for (auto [p, name] : {std::pair<const void*, const char*>{a.x, "x"}, {a.out, "out"}}) NVFP4_TRY(check_aligned(p, name));
   if (a.raw) NVFP4_TRY(check_aligned(a.raw, "raw"));
   DeviceScope scope;
   NVFP4_TRY(scope.enter(w.device));
+  if (device_scale) NVFP4_TRY(check_device_scalar(a.s_static_dev, w.device, "s_static_dev"));
   NVFP4_ASSIGN_OR_RETURN(DeviceProps props, props_of(w.device));
   const auto stream = static_cast<cudaStream_t>(a.stream);
   if (w.kernel == GpuGemmKernel::kSm90) {
     StreamBuffer<uint32_t> dpartials(stream);
-    NVFP4_TRY(dpartials.alloc(static_cast<size_t>(cuda::amax_partial_count(a.m * a.k))));
-    cuda::Sm90Prep prep;  // the pre-pass runs the amax itself (x_amax_partials)
+    cuda::Sm90Prep prep;  // the pre-pass runs the amax itself (x_amax_partials), unless the scale is static
     prep.x = a.x;
     prep.k = a.k;
-    prep.x_amax_partials = dpartials.get();
+    if (device_scale) {
+      prep.alpha_a = a.s_static_dev;  // read by the pre-pass: x's quantization and alpha, on the GPU
+    } else {
+      NVFP4_TRY(dpartials.alloc(static_cast<size_t>(cuda::amax_partial_count(a.m * a.k))));
+      prep.x_amax_partials = dpartials.get();
+    }
     prep.s_static = a.s_static;
     prep.s_w = w.s_w;
     StreamBuffer<float> dalpha(stream);

@@ -103,7 +103,9 @@ struct TileRec;
 // bf16 x [m][k] quantized here with the comfy-cuda recipe: scale *x_amax's dynamic one, or s_static
 // when > 0; then alpha_out = f32_rn(s_x * s_w) and s_x_out (both optional) are written. From packed
 // A with alpha_a and alpha_w (A's and W's fp32 global scales in device memory) set, alpha_out =
-// f32_rn(*alpha_a * *alpha_w) is written instead.
+// f32_rn(*alpha_a * *alpha_w) is written instead. From bf16 x with alpha_a set (s_static 0, no
+// amax): *alpha_a is the static input scale, read by the pre-pass (the host never waits for it),
+// and x is quantized and alpha_out = f32_rn(*alpha_a * s_w) formed as with that value in s_static.
 struct Sm90Prep {
   const uint8_t* a = nullptr;
   const uint8_t* sfa = nullptr;
@@ -117,7 +119,7 @@ struct Sm90Prep {
   float s_static = 0.0f, s_w = 0.0f;
   float* alpha_out = nullptr;
   float* s_x_out = nullptr;
-  const float* alpha_a = nullptr;
+  const float* alpha_a = nullptr;   // A's global scale in device memory: packed A's, or x's static one
   const float* alpha_w = nullptr;
   int64_t m = 0, chunks = 0, mp = 0;
   int bm = 0;

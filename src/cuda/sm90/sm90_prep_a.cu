@@ -70,11 +70,16 @@ __device__ __forceinline__ void e2m1x8_f16x2_pow2m14(uint32_t w, uint32_t out[4]
 // the grid this one follows as a programmatic dependent launch), else from *x_amax. Two
 // instantiations: with both in one kernel the packed-A pre-pass, which never reads the pieces, was
 // about 5 % slower at 4096 tokens (H200, results v10).
+// kDeviceScale: bf16 x with its static input scale in device memory (*alpha_a, a framework's CUDA
+// scalar), read here so that the host never waits for it: no amax, the same quantization and alpha
+// as with that value in s_static. A third instantiation, so that the other two (the host scale's
+// path among them) keep their machine code.
 // At most 40 registers (no spills): three CTAs of 128 tokens (512 threads) per SM instead of two,
 // the pre-pass at 4096 tokens 9-11 % faster (results v20 r3); a CTA has at most 4 * kMaxBm = 1024
 // threads (__maxnreg__ excludes __launch_bounds__).
-template <bool kPartials>
+template <bool kPartials, bool kDeviceScale = false>
 __global__ void __maxnreg__(40) sm90_prep_a(Sm90Prep p, int amax_partials) {
+  static_assert(!(kPartials && kDeviceScale), "a device input scale needs no amax");
   sm90::launch_dependents();  // the GEMM may start now: it waits for this grid before reading its outputs
   // Four threads per token: thread (i, g) handles K block g (16 values) of token i's chunk, so the
   // four threads of a token read and write its 128-byte row chunk together.
@@ -85,18 +90,26 @@ __global__ void __maxnreg__(40) sm90_prep_a(Sm90Prep p, int amax_partials) {
   uint32_t w[2] = {0u, 0u};  // block g's 16 codes (lo_first)
   uint32_t sf = 0;           // its scale byte
   float sv = 0.0f;           // and the scale's value (0 for a NaN byte: the slow path says NaN)
-  if (p.x) {
+  if (kDeviceScale || p.x) {
     // comfy-cuda recipe (§2.1) on the token's 16 values of block g; zeros past K as the
     // quantizer's padding; blocks starting at or past K16 do not exist in the tensor: scale 0.
-    float s = p.s_static;
-    if (s <= 0.0f) {
-      // The partials come from the grid before this one (a programmatic dependent launch): wait
-      // for it to finish. Every thread of the CTA gets here, as cta_amax needs.
-      if constexpr (kPartials) {
-        sm90::wait_prerequisites();
-        s = dynamic_global_scale(cta_amax(p.x_amax_partials, amax_partials));
-      } else {
-        s = dynamic_global_scale(*p.x_amax);
+    float s;
+    if constexpr (kDeviceScale) {
+      // The static input scale as the caller's stream left it (this grid is an ordinary launch on
+      // that stream), quantized with as it is: unlike the host value it is not checked (that would
+      // wait for the stream).
+      s = *p.alpha_a;
+    } else {
+      s = p.s_static;
+      if (s <= 0.0f) {
+        // The partials come from the grid before this one (a programmatic dependent launch): wait
+        // for it to finish. Every thread of the CTA gets here, as cta_amax needs.
+        if constexpr (kPartials) {
+          sm90::wait_prerequisites();
+          s = dynamic_global_scale(cta_amax(p.x_amax_partials, amax_partials));
+        } else {
+          s = dynamic_global_scale(*p.x_amax);
+        }
       }
     }
     if (tile == 0 && c == 0 && threadIdx.x == 0) {
@@ -257,10 +270,19 @@ Status launch_sm90_prep(const Sm90Prep& p, cudaStream_t stream) {
   if (p.mp < p.m || p.mp % p.bm != 0) return invalid_argument("sm90 pre-pass: padded rows must be a multiple of the block, >= m");
   const int64_t tiles = p.mp / p.bm;
   if (tiles > 0x7FFFFFFF || p.chunks > 65535) return invalid_argument("sm90 pre-pass: activation too large for one launch");
-  const bool dynamic = p.x && p.s_static <= 0.0f;
+  // bf16 x with alpha_a: the static input scale in device memory, read by the pre-pass (no amax).
+  const bool device_scale = p.x && p.alpha_a;
+  if (device_scale && p.s_static > 0.0f)
+    return invalid_argument("sm90 pre-pass: a static input scale both on the host (s_static) and in device memory (alpha_a)");
+  const bool dynamic = p.x && !device_scale && p.s_static <= 0.0f;
   if (dynamic && !p.x_amax && !p.x_amax_partials)
     return invalid_argument("sm90 pre-pass: a dynamic scale needs x_amax or x_amax_partials");
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.chunks));
+  if (device_scale) {
+    sm90_prep_a<false, true><<<grid, 4 * p.bm, 0, stream>>>(p, 0);
+    NVFP4_CUDA_LAUNCH_TRY("sm90_prep_a<device scale>");
+    return Status::ok();
+  }
   const int64_t parts = amax_partial_count(p.m * p.k);
   // x_amax_partials (and no x_amax), a small activation: the amax in pieces, then the pre-pass as its
   // programmatic dependent (its CTAs start as the amax's last blocks end, no launch gap, and wait
