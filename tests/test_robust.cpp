@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/parallel.hpp"
 #include "nvfp4/io.hpp"
@@ -333,6 +334,101 @@ TEST(AtomicWrite, CommitAllNamesEveryFileOrNone) {
   }
   ASSERT_TRUE(commit_all(files).is_ok());
   for (const char* name : {"/a.json", "/b.json", "/c.json"}) EXPECT_EQ(read_text(dir + name).value(), name);
+  fs::remove_all(dir);
+}
+
+namespace {
+// Every name in `dir` (hidden ones too: the backups and the fallback's temporaries), sorted.
+std::vector<std::string> names_in(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A file's text, or what kept it from being read (a missing file reads as its refusal, not a throw).
+std::string contents(const std::string& path) {
+  auto t = read_text(path);
+  return t.is_ok() ? t.value() : "<" + t.status().message() + ">";
+}
+
+AtomicFile staged(const std::string& path, const std::string& text) {
+  auto f = AtomicFile::create(path);
+  EXPECT_TRUE(f.is_ok()) << f.status().message();
+  EXPECT_TRUE(f->write(text.data(), text.size()).is_ok());
+  return std::move(f.value());
+}
+}  // namespace
+
+// A commit that fails after earlier ones took their names gives back the files those replaced: a
+// regular file and a symlink (the link itself, its target untouched) hold their old contents again,
+// a name that had no file is gone, and no backup or temporary stays behind. The last target's
+// directory is removed after its file was staged, so its commit fails whoever runs the test (root
+// included).
+TEST(AtomicWrite, CommitAllFailureRestoresTheFilesItReplaced) {
+  const std::string dir = scratch("commit_all_restore");
+  ASSERT_TRUE(write_text(dir + "/a.json", "old a").is_ok());
+  ASSERT_TRUE(write_text(dir + "/real.json", "what the link points at").is_ok());
+  fs::create_symlink("real.json", dir + "/link.json");
+  fs::create_directories(dir + "/gone");
+  std::vector<AtomicFile> files;
+  files.push_back(staged(dir + "/a.json", "new a"));
+  files.push_back(staged(dir + "/link.json", "new link"));
+  files.push_back(staged(dir + "/b.json", "new b"));
+  files.push_back(staged(dir + "/a.json", "a named twice"));  // its backup is a second link to the old a
+  files.push_back(staged(dir + "/gone/c.json", "new c"));
+  fs::remove_all(dir + "/gone");
+  const Status st = commit_all(files);
+  EXPECT_EQ(st.code(), ErrorCode::kIo) << st.message();
+  EXPECT_NE(st.message().find("c.json"), std::string::npos) << st.message();
+  EXPECT_EQ(st.message().find("kept as"), std::string::npos) << st.message();
+  files.clear();
+  EXPECT_EQ(contents(dir + "/a.json"), "old a");
+  ASSERT_TRUE(fs::is_symlink(dir + "/link.json"));
+  EXPECT_EQ(fs::read_symlink(dir + "/link.json"), "real.json");
+  EXPECT_EQ(contents(dir + "/real.json"), "what the link points at");
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir + "/b.json")));
+  EXPECT_EQ(names_in(dir), (std::vector<std::string>{"a.json", "link.json", "real.json"}));
+  fs::remove_all(dir);
+}
+
+// When a target cannot be backed up (a directory has taken its name), nothing is committed: the
+// earlier targets keep their old contents and the backups already made are removed.
+TEST(AtomicWrite, CommitAllCommitsNothingWhenATargetCannotBeKept) {
+  const std::string dir = scratch("commit_all_keep");
+  ASSERT_TRUE(write_text(dir + "/a.json", "old a").is_ok());
+  std::vector<AtomicFile> files;
+  files.push_back(staged(dir + "/a.json", "new a"));
+  files.push_back(staged(dir + "/new.json", "new"));
+  files.push_back(staged(dir + "/b.json", "new b"));
+  fs::create_directories(dir + "/b.json");
+  const Status st = commit_all(files);
+  EXPECT_EQ(st.code(), ErrorCode::kIo) << st.message();
+  EXPECT_NE(st.message().find("b.json': it is a directory"), std::string::npos) << st.message();
+  files.clear();
+  EXPECT_EQ(contents(dir + "/a.json"), "old a");
+  EXPECT_EQ(names_in(dir), (std::vector<std::string>{"a.json", "b.json"}));
+  fs::remove_all(dir);
+}
+
+// On success the replaced files are gone for good: the targets hold the new contents, a symlink
+// target has become a regular file (what a single commit does), and no backup stays behind.
+TEST(AtomicWrite, CommitAllSuccessLeavesNoBackups) {
+  const std::string dir = scratch("commit_all_ok");
+  ASSERT_TRUE(write_text(dir + "/a.json", "old a").is_ok());
+  ASSERT_TRUE(write_text(dir + "/real.json", "untouched").is_ok());
+  fs::create_symlink("real.json", dir + "/link.json");
+  std::vector<AtomicFile> files;
+  files.push_back(staged(dir + "/a.json", "new a"));
+  files.push_back(staged(dir + "/link.json", "new link"));
+  files.push_back(staged(dir + "/b.json", "new b"));
+  ASSERT_TRUE(commit_all(files).is_ok());
+  EXPECT_EQ(contents(dir + "/a.json"), "new a");
+  EXPECT_FALSE(fs::is_symlink(dir + "/link.json"));
+  EXPECT_EQ(contents(dir + "/link.json"), "new link");
+  EXPECT_EQ(contents(dir + "/real.json"), "untouched");
+  EXPECT_EQ(contents(dir + "/b.json"), "new b");
+  EXPECT_EQ(names_in(dir), (std::vector<std::string>{"a.json", "b.json", "link.json", "real.json"}));
   fs::remove_all(dir);
 }
 

@@ -132,8 +132,13 @@ class AtomicFile {
   bool failed_ = false;
 };
 // Commits `files` in order, all or none: when one cannot be committed, the names this call already
-// gave are removed again (a file they replaced is gone too), so outputs that belong together never
-// appear in part. Only a crash between two of the renames can still leave the first ones.
+// gave are taken back, so outputs that belong together never appear in part. A file a target
+// replaced comes back: every existing target first gets a second name, a hard link beside it
+// (".<name>.bak-*"), renamed back over the new file on failure and removed on success; a target that
+// did not exist is removed. A symlink target is kept and replaced as the link itself. When a target
+// cannot be given its backup name (a directory in the way, a filesystem without hard links), nothing
+// is committed. Only a crash between two of the renames can still leave the first ones, and the
+// backups with them.
 Status commit_all(std::vector<AtomicFile>& files);
 // One-shot forms of AtomicFile.
 Status write_file(const std::string& path, const void* data, size_t n);

@@ -183,12 +183,69 @@ Status AtomicFile::commit() {
   return Status::ok();
 }
 
+namespace {
+// A second name for a target that exists, so that commit_all can put it back: a hard link, which
+// costs no copy and keeps the very file (its inode, owner and mode). `backup` stays empty when there
+// is no target. A symlink is linked as the link itself (linkat without AT_SYMLINK_FOLLOW), since the
+// rename replaces the link, not what it points to.
+Status keep_old(const std::string& target, std::string& backup) {
+  static std::atomic<uint64_t> counter{0};
+  struct stat st {};
+  if (::lstat(target.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Status::ok();
+    return io_error("cannot look at '" + target + "' before replacing it: " + std::strerror(errno));
+  }
+  // The commit would fail on it anyway, and a directory has no hard link: say what is in the way.
+  if (S_ISDIR(st.st_mode)) return io_error("cannot write '" + target + "': it is a directory");
+  const std::filesystem::path p(target);
+  for (;;) {
+    // ".<name>.bak-<pid>-<n>": hidden, beside the target (a hard link cannot leave its filesystem),
+    // and never a name another writer picks; one left by a crashed run of the same pid is skipped.
+    const std::string name = (p.parent_path() / ("." + p.filename().string() + ".bak-" + std::to_string(getpid()) + "-" +
+                                                  std::to_string(counter.fetch_add(1))))
+                                 .string();
+    if (::linkat(AT_FDCWD, target.c_str(), AT_FDCWD, name.c_str(), 0) == 0) {
+      backup = name;
+      return Status::ok();
+    }
+    if (errno != EEXIST) return io_error("cannot keep the old '" + target + "' while replacing it: " + std::strerror(errno));
+  }
+}
+}  // namespace
+
 Status commit_all(std::vector<AtomicFile>& files) {
+  std::vector<std::string> backups(files.size());
+  auto drop_backups = [&] {
+    for (std::string& b : backups)
+      if (!b.empty()) ::unlink(b.c_str());
+  };
   for (size_t i = 0; i < files.size(); ++i)
-    if (Status st = files[i].commit(); !st.is_ok()) {
-      for (size_t j = 0; j < i; ++j) std::remove(files[j].path().c_str());
+    if (Status st = keep_old(files[i].path(), backups[i]); !st.is_ok()) {
+      drop_backups();  // nothing was committed: the targets are as they were
       return st;
     }
+  for (size_t i = 0; i < files.size(); ++i) {
+    Status st = files[i].commit();
+    if (st.is_ok()) continue;
+    // Take back the names given, last first (a path named twice ends as it began): the old file
+    // returns by a rename over the new one, a name that had no file is removed. A backup that was
+    // renamed is unlinked below all the same: renaming one hard link over another of the same file
+    // (the second backup of a path named twice) succeeds and leaves both names.
+    std::string kept;
+    for (size_t j = i; j-- > 0;) {
+      const std::string& target = files[j].path();
+      if (backups[j].empty()) {
+        ::unlink(target.c_str());
+      } else if (::rename(backups[j].c_str(), target.c_str()) != 0) {
+        // Never drop the only copy of an old file: it stays under its backup name, and the message says where.
+        kept += "; the old '" + target + "' is kept as '" + backups[j] + "'";
+        backups[j].clear();
+      }
+    }
+    drop_backups();
+    return kept.empty() ? st : Status(st.code(), st.message() + kept);
+  }
+  drop_backups();
   return Status::ok();
 }
 
