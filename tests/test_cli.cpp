@@ -327,6 +327,26 @@ TEST(Cli, EmptyInputPathsAreRefused) {
   EXPECT_FALSE(std::filesystem::exists(tmp("empty_in_out")));
 }
 
+// The file an input path names was opened as given, so an empty one was "cannot open ''", exit 4 (an
+// I/O error), where the options above are refused as bad input: now the same one-line refusal, exit
+// 2, before anything is read or written.
+TEST(Cli, EmptyInputFilePathsAreRefusedAsBadInput) {
+  const std::string q = tmp("empty_file_q"), ck = tmp("empty_file_ck.safetensors");
+  std::filesystem::remove(ck);
+  for (const std::string& cmd : std::vector<std::string>{
+           "quantize --input '' --out " + q, "quantize --input= --shape 32,32 --out " + q, "inspect ''",
+           "inspect '' --json", "quantize-checkpoint '' " + ck, "quantize-checkpoint " + tmp("absent.safetensors") + " ''",
+           "explain --linear t:16:64 --rows 4 --reference ''",
+           "explain --linear t:16:64 --rows 4 --reference '' --dtype bf16"}) {
+    auto r = run(cmd);
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.out;
+    EXPECT_EQ(lines(r.out), 1) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("needs a non-empty path"), std::string::npos) << cmd << ": " << r.out;
+  }
+  for (const char* suffix : {".data.npy", ".scales.npy", ".json"}) EXPECT_FALSE(std::filesystem::exists(q + suffix)) << suffix;
+  EXPECT_FALSE(std::filesystem::exists(ck));
+}
+
 // --global-scale takes an fp32 written in full: decimal, rounded once to the nearest fp32 (through
 // a double, 1.0000000596046448 rounded twice to 1.0), or a hex float that spells it exactly. What
 // does not parse completely, inf, nan, values beyond fp32 and negative ones are refused in one line,

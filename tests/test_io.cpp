@@ -1,4 +1,4 @@
-// JSON, SHA-256, .npy.
+// JSON, SHA-256, .npy; every reader and writer's refusal of an empty file name.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "nvfp4/io.hpp"
+#include "nvfp4/safetensors.hpp"
 
 using namespace nvfp4;
 
@@ -54,6 +55,25 @@ TEST(Npy, WriteReadAndErrors) {
   ASSERT_TRUE(write_file(dir + "/short.npy", full->data(), full->size() - 2).is_ok());
   EXPECT_FALSE(read_npy(dir + "/short.npy").is_ok());
   std::filesystem::remove_all(dir);
+}
+
+// An empty file name (an unset shell variable) is the caller's mistake, kInvalidArgument (exit 2
+// through the tool), wherever a file is opened: it was "cannot open ''", kIo, like a missing file.
+TEST(Files, AnEmptyNameIsBadInputForEveryReaderAndWriter) {
+  const uint8_t byte = 0;
+  const std::vector<std::pair<const char*, Status>> cases = {
+      {"read_file", read_file("").status()},
+      {"read_npy", read_npy("").status()},
+      {"GoldenFile::open", GoldenFile::open("").status()},
+      {"SafetensorsFile::open", SafetensorsFile::open("").status()},
+      {"AtomicFile::create", AtomicFile::create("").status()},
+      {"write_npy", write_npy("", "u1", {1}, &byte, 1)},
+      {"write_safetensors", write_safetensors("", {StEntry{"t", StDtype::kU8, {1}, &byte, {}}}, {})},
+  };
+  for (const auto& [what, st] : cases) {
+    EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument) << what << ": " << st.message();
+    EXPECT_NE(st.message().find("empty name"), std::string::npos) << what << ": " << st.message();
+  }
 }
 
 TEST(Golden, RefusesATamperedFile) {

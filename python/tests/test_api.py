@@ -369,6 +369,7 @@ def test_unavailable_backend_raises_not_implemented():
 
 @pytest.mark.parametrize("args,code", [(["--help"], 0), ([], 2), (["frobnicate"], 2), (["quantize", "--bogus"], 2),
                                         (["quantize", "--input", "/nonexistent.npy", "--out", "/tmp/x"], 4),
+                                        (["quantize", "--input", "", "--out", "/tmp/x"], 2), (["inspect", ""], 2),
                                         (["version"], 0)])
 def test_cli_exit_codes(cli, args, code):
     r = cli(*args)

@@ -21,6 +21,8 @@ namespace nvfp4 {
 namespace detail {
 
 Result<InputFile> InputFile::open(const std::string& path) {
+  // An empty name (an unset variable) is the caller's mistake, not a file that failed to open.
+  if (path.empty()) return invalid_argument("cannot read a file with an empty name");
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return io_error("cannot open '" + path + "': " + std::strerror(errno));
   InputFile f(fd, 0);  // closes fd on every refusal below
@@ -84,7 +86,7 @@ std::string temp_name(const std::string& path) {
 }  // namespace
 
 Result<AtomicFile> AtomicFile::create(const std::string& path) {
-  if (path.empty()) return io_error("cannot write a file with an empty name");
+  if (path.empty()) return invalid_argument("cannot write a file with an empty name");
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return io_error("cannot write '" + path + "': it is a directory");
   AtomicFile f;

@@ -12,7 +12,7 @@ namespace nvfp4::detail {
 // A read-only descriptor of a regular file, and the file's size when it was opened; closed with
 // the object. Opened non-blocking, so that a FIFO is refused instead of waiting forever for a
 // writer; a directory or any other file that is not a regular one is refused too. Every refusal
-// is kIo: the contents were never seen.
+// is kIo (the contents were never seen) but that of an empty name, kInvalidArgument.
 class InputFile {
  public:
   static Result<InputFile> open(const std::string& path);

@@ -324,6 +324,7 @@ Status write_safetensors(const std::string& path, const std::vector<StEntry>& en
                          const std::vector<std::pair<std::string, std::string>>& metadata,
                          const std::function<void(uint64_t, uint64_t)>& progress) {
   // Everything is checked before the first byte is written.
+  if (path.empty()) return invalid_argument("cannot write a file with an empty name");
   Json header = Json::object();
   if (!metadata.empty()) {
     Json m = Json::object();

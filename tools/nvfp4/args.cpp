@@ -62,6 +62,11 @@ Result<std::string> Args::get_path(const std::string& k, const std::string& dflt
   return get(k, dflt);
 }
 
+Result<std::string> Args::positional_path(size_t i, const std::string& name) const {
+  if (positional_.at(i).empty()) return invalid_argument(name + " needs a non-empty path");
+  return positional_[i];
+}
+
 Result<float> Args::get_f32(const std::string& k, float dflt, const std::string& expects) const {
   if (!has(k)) return dflt;
   const std::string s = get(k);

@@ -34,6 +34,9 @@ class Args {
   // A path option: given, it must not be empty (an unset shell variable would name "/" or ".x").
   Result<std::string> get_path(const std::string& k, const std::string& dflt) const;
   const std::vector<std::string>& positional() const { return positional_; }
+  // The i-th word as a path, refused when empty as get_path refuses an option; `name` is the word
+  // in the usage line (MODEL.safetensors). i must be below positional().size().
+  Result<std::string> positional_path(size_t i, const std::string& name) const;
 
  private:
   std::map<std::string, std::string> values_;

@@ -44,7 +44,9 @@ int cmd_inspect(int argc, char** argv) {
   if (!args.is_ok()) return fail("inspect", args.status());
   if (args->has("help")) { std::fputs(kInspectHelp, stdout); return 0; }
   if (args->positional().size() != 1) return fail("inspect", invalid_argument("expects one MODEL.safetensors (see --help)"));
-  auto f = SafetensorsFile::open(args->positional()[0]);
+  auto path = args->positional_path(0, "MODEL.safetensors");
+  if (!path.is_ok()) return fail("inspect", path.status());
+  auto f = SafetensorsFile::open(path.value());
   if (!f.is_ok()) return fail("inspect", f.status());
   auto layers = checkpoint_layers(f.value());
   if (!layers.is_ok()) return fail("inspect", layers.status());
@@ -134,7 +136,11 @@ int cmd_quantize_checkpoint(int argc, char** argv) {
   if (args->has("layers") && opt.layers_regex.empty())
     return fail("quantize-checkpoint", invalid_argument("--layers needs a non-empty regular expression"));
   if (!args->has("quiet")) opt.progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
-  const std::string in = args->positional()[0], out = args->positional()[1];
+  auto in_path = args->positional_path(0, "IN.safetensors");
+  if (!in_path.is_ok()) return fail("quantize-checkpoint", in_path.status());
+  auto out_path = args->positional_path(1, "OUT.safetensors");
+  if (!out_path.is_ok()) return fail("quantize-checkpoint", out_path.status());
+  const std::string in = in_path.value(), out = out_path.value();
   auto r = quantize_checkpoint(in, out, opt);
   if (!r.is_ok()) return fail("quantize-checkpoint", r.status());
   if (args->has("json")) {

@@ -46,6 +46,8 @@ Result<Json> explain_json(const Args& args_ref) {
   if (!shapes.is_ok()) return shapes.status();
   if (shapes->size() != 1) return invalid_argument("--linear takes one linear");
   NVFP4_ASSIGN_OR_RETURN(const std::string save_path, args->get_path("save-reference", ""));
+  // Checked with the options, before the inputs are made: an empty one is the caller's mistake.
+  NVFP4_ASSIGN_OR_RETURN(const std::string reference_path, args->get_path("reference", ""));
   auto rows = args->get_int("rows", 128, 1, kMaxDim);
   auto seed = args->get_int("seed", 1234, 0, kMaxSeed);
   auto sample = args->get_int("sample", 2048, 1, kMaxDim);
@@ -93,7 +95,7 @@ Result<Json> explain_json(const Args& args_ref) {
       if (!st.is_ok()) return st;
     }
   } else {
-    const std::string f = args->get("reference");
+    const std::string& f = reference_path;
     std::vector<uint8_t> bytes;
     if (f.size() > 4 && f.substr(f.size() - 4) == ".npy") {
       auto a = read_npy(f);

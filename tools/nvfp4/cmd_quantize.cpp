@@ -82,6 +82,8 @@ int cmd_quantize(int argc, char** argv) {
   if (args->has("help")) { std::fputs(kQuantizeHelp, stdout); return 0; }
   if (!args->has("input") || !args->has("out"))
     return fail("quantize", invalid_argument("--input and --out are required (see --help)"));
+  auto in_path = args->get_path("input", "");
+  if (!in_path.is_ok()) return fail("quantize", in_path.status());
   auto out_prefix = args->get_path("out", "");
   if (!out_prefix.is_ok()) return fail("quantize", out_prefix.status());
   QuantizeOptions opt;
@@ -109,7 +111,7 @@ int cmd_quantize(int argc, char** argv) {
   }
 
   // Input
-  const std::string in = args->get("input");
+  const std::string in = in_path.value();
   std::vector<uint16_t> x;
   int64_t rows = 0, cols = 0;
   if (in.size() > 4 && in.substr(in.size() - 4) == ".npy") {
