@@ -135,9 +135,10 @@ class AtomicFile {
 // gave are taken back, so outputs that belong together never appear in part. A file a target
 // replaced comes back: every existing target first gets a second name, a hard link beside it
 // (".<name>.bak-*"), renamed back over the new file on failure and removed on success; a target that
-// did not exist is removed. A symlink target is kept and replaced as the link itself. When a target
-// cannot be given its backup name (a directory in the way, a filesystem without hard links), nothing
-// is committed. Only a crash between two of the renames can still leave the first ones, and the
+// did not exist is removed. A symlink target is kept and replaced as the link itself. Where the
+// filesystem has no hard links (vfat, exFAT) or forbids the link (fs.protected_hardlinks), that
+// target is replaced without a backup and an undo removes it; any other failure to make a backup (a
+// directory in the way) commits nothing. Only a crash between two of the renames can still leave the first ones, and the
 // backups with them.
 Status commit_all(std::vector<AtomicFile>& files);
 // One-shot forms of AtomicFile.

@@ -210,6 +210,10 @@ Status keep_old(const std::string& target, std::string& backup) {
       backup = name;
       return Status::ok();
     }
+    // A filesystem without hard links (vfat, exFAT) or a kernel that forbids linking another
+    // user's file (fs.protected_hardlinks): the target is replaced without a backup, as before
+    // backups existed; an undo then removes it. Any other failure refuses the whole commit.
+    if (errno == EPERM || errno == EMLINK || errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS) return Status::ok();
     if (errno != EEXIST) return io_error("cannot keep the old '" + target + "' while replacing it: " + std::strerror(errno));
   }
 }
