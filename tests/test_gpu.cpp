@@ -55,6 +55,13 @@ TEST(Gpu, RcpApproxTableMatchesTheInstruction) {
   EXPECT_EQ(bad.value(), 0);
 }
 
+TEST(Gpu, Bf16PairInstructionEqualsBf16RnOnEveryNonNanFloat) {
+  REQUIRE_GPU();
+  auto bad = gpu_bf16_pair_mismatches();
+  ASSERT_TRUE(bad.is_ok()) << bad.status().message();
+  EXPECT_EQ(bad.value(), 0);
+}
+
 TEST(Gpu, QuantizerBitIdenticalToCpuOnGoldenAndLargeInputs) {
   REQUIRE_GPU();
   for (const char* f : {"quant/quantize_main.json", "quant/quantize_edge.json"}) {
@@ -519,47 +526,55 @@ TEST(Gpu, Sm90DevicePrepackAndDeviceCallsEqualTheHostPrepackAndTheOracle) {
 }
 
 // Without the fp32 copy (raw = null) the sm90 epilogue writes the bf16 output with one 8-byte store
-// per lane and four rows where 4 | n, and element by element otherwise: both, under every tile
-// configuration, on a partial last row block (n = 1000: 40 rows; n = 998: 38) and partial token
-// tiles (m = 333), with a bias, equal the oracle's bf16 output.
+// per lane and four rows where 4 | n (bf16_rn by the pair instruction, NaNs by bf16_rn), and element
+// by element otherwise: both, under every tile configuration, on a partial last row block (n = 1000:
+// 40 rows; n = 998: 38) and partial token tiles (m = 333), with a bias, equal the oracle's bf16
+// output, on outlier-channel activations and on random codes under the full scale-byte range (NaN
+// 0x7F included: NaN outputs with their payloads).
 TEST(Gpu, Sm90Bf16OutputWithoutTheFp32CopyOnEveryTileConfiguration) {
   REQUIRE_GPU();
   if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
   const int64_t m = 333, k = 1337;
-  const auto x = synthetic_activation(m, k, 19, ActivationKind::kOutlierChannels);
-  const Tensor A = quantized(x, m, k);
-  DevMem da(A.data.size()), dsa(A.scales.size());
-  ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
-  for (const int64_t n : {int64_t{1000}, int64_t{998}}) {
-    const Tensor W = quantized(synthetic_weight(n, k, 53 + n), n, k);
-    std::vector<uint16_t> bias(n);
-    for (int64_t i = 0; i < n; ++i) bias[i] = static_cast<uint16_t>(0xBC00 + (i * 29) % 700);
-    GemmSpec spec;
-    spec.alpha = A.global_scale * W.global_scale;
-    spec.bias = bias.data();
-    auto ref = gemm_oracle(A, W, spec);
-    ASSERT_TRUE(ref.is_ok());
-    auto w = prepare_weight_gpu(W, GpuGemmKernel::kSm90);
-    ASSERT_TRUE(w.is_ok()) << w.status().message();
-    DevMem dout(m * n * 2), dbias(n * 2);
-    ASSERT_EQ(cudaMemcpy(dbias.p, bias.data(), n * 2, cudaMemcpyHostToDevice), cudaSuccess);
-    DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, nullptr);
-    mm.bias = dbias.as<uint16_t>();
-    std::vector<uint16_t> out(m * n);
-    for (const std::string& cfg : sm90_configs()) {
-      ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);  // a NaN pattern where nothing is written
-      setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
-      const Status s = matmul_gpu_device(*w.value(), mm);
-      unsetenv("NVFP4_SM90_CONFIG");
-      ASSERT_TRUE(s.is_ok()) << s.message();
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      ASSERT_EQ(cudaMemcpy(out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
-      int64_t bad = 0;
-      for (int64_t i = 0; i < m * n; ++i) bad += out[i] != (*ref)[0].out[i];
-      EXPECT_EQ(bad, 0) << "n " << n << " config " << cfg;
+  std::mt19937 rng(61);
+  for (const bool adversarial : {false, true})
+    for (const int64_t n : {int64_t{1000}, int64_t{998}}) {
+      const Tensor A = adversarial ? nvfp4::testing::random_tensor(m, k, rng, 0x00, 0x7F, NibbleOrder::kHiFirst)
+                                         .with(NibbleOrder::kHiFirst, ScaleLayout::kSwizzled128x4)
+                                   : quantized(synthetic_activation(m, k, 19, ActivationKind::kOutlierChannels), m, k);
+      const Tensor W = adversarial ? nvfp4::testing::random_tensor(n, k, rng, 0x20, 0x50, NibbleOrder::kLoFirst)
+                                   : quantized(synthetic_weight(n, k, 53 + n), n, k);
+      std::vector<uint16_t> bias(n);
+      for (int64_t i = 0; i < n; ++i) bias[i] = static_cast<uint16_t>(0xBC00 + (i * 29) % 700);
+      GemmSpec spec;
+      spec.alpha = adversarial ? 0.75f : A.global_scale * W.global_scale;
+      spec.bias = bias.data();
+      auto ref = gemm_oracle(A, W, spec);
+      ASSERT_TRUE(ref.is_ok());
+      const std::vector<uint16_t>& want = (*ref)[0].out;
+      if (adversarial)  // NaN outputs really occur
+        EXPECT_GT(std::count_if(want.begin(), want.end(), [](uint16_t h) { return (h & 0x7FFF) > 0x7F80; }), 0);
+      auto w = prepare_weight_gpu(W, GpuGemmKernel::kSm90);
+      ASSERT_TRUE(w.is_ok()) << w.status().message();
+      DevMem da(A.data.size()), dsa(A.scales.size()), dout(m * n * 2), dbias(n * 2);
+      ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(dbias.p, bias.data(), n * 2, cudaMemcpyHostToDevice), cudaSuccess);
+      DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, nullptr);
+      mm.bias = dbias.as<uint16_t>();
+      std::vector<uint16_t> out(m * n);
+      for (const std::string& cfg : sm90_configs()) {
+        ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);  // a NaN pattern where nothing is written
+        setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
+        const Status s = matmul_gpu_device(*w.value(), mm);
+        unsetenv("NVFP4_SM90_CONFIG");
+        ASSERT_TRUE(s.is_ok()) << s.message();
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < m * n; ++i) bad += out[i] != want[i];
+        EXPECT_EQ(bad, 0) << (adversarial ? "adversarial" : "outliers") << " n " << n << " config " << cfg;
+      }
     }
-  }
 }
 
 namespace {

@@ -168,10 +168,10 @@ TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
   } cases[] = {
       {16, 21504, "16x3x1x1"},   // 336 row blocks: one round with three (112 CTAs) and four (84); three
       {16, 28672, "16x4x1x1"},   // 448: one round only with four
-      {16, 5376, "16x1x1x1x3"},  // 84: one round with one warpgroup, so the K-split (three chunk-sum warpgroups)
+      {16, 5376, "16x1x1x1x2"},  // 84: one round with one warpgroup, so the K-split (two chunk-sum warpgroups at M <= 16)
       {32, 21504, "32x3x1x1"},   // one round with three
       {32, 28672, "32x2x1x1"},   // two rounds with two or three: two
-      {32, 5376, "32x1x1x1x3"},  // the K-split with three chunk-sum warpgroups at M <= 32 too (results v14 r12)
+      {32, 5376, "32x1x1x1x3"},  // the K-split with three chunk-sum warpgroups at 17-32 tokens (results v14 r12)
       {64, 21504, "64x3x1x1"},
       {64, 28672, "64x2x1x1"},
       {64, 5376, "64x1x1x1"},

@@ -56,4 +56,8 @@ Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const s
 // mantissa of [1, 2) and counts disagreements with rcp_approx_ftz (0 expected).
 Result<int64_t> gpu_rcp_mismatches();
 
+// Self-check of the bf16 pair conversion the sm90 epilogue uses (cvt.rn.bf16x2.f32): runs it on
+// every float pattern that is not a NaN and counts disagreements with bf16_rn (0 expected).
+Result<int64_t> gpu_bf16_pair_mismatches();
+
 }  // namespace nvfp4

@@ -1,4 +1,4 @@
-// GPU benchmarks (include/nvfp4/bench.hpp) and the on-GPU check of the rcp.approx emulation.
+// GPU benchmarks (include/nvfp4/bench.hpp) and the on-GPU checks of the rcp.approx emulation and the bf16 pair conversion.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -30,6 +30,21 @@ __global__ void rcp_all_mantissas(uint32_t* out) {
   if (m < (1u << 23)) out[m] = __float_as_uint(cuda::rcp_approx_ftz(__uint_as_float(0x3F800000u | m)));
 }
 
+// Every float pattern x as the low value and x rotated by 16 bits as the high one: mismatches of
+// bf16x2_rn_non_nan against bf16_rn where neither is a NaN, added per warp.
+__global__ void bf16_pair_all_patterns(unsigned long long* bad) {
+  unsigned int n = 0;
+  for (uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; i < (uint64_t{1} << 32);
+       i += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    const uint32_t lo = static_cast<uint32_t>(i), hi = lo << 16 | lo >> 16;
+    const float a = __uint_as_float(lo), b = __uint_as_float(hi);
+    if (a != a || b != b) continue;
+    n += cuda::bf16x2_rn_non_nan(a, b) != (cuda::bf16_rn(a) | static_cast<uint32_t>(cuda::bf16_rn(b)) << 16);
+  }
+  n = __reduce_add_sync(0xFFFFFFFFu, n);
+  if (threadIdx.x % 32 == 0 && n) atomicAdd(bad, static_cast<unsigned long long>(n));
+}
+
 std::string fmt_row(const std::string& shape, const std::string& what, double us, double flops, double bytes, double base_us) {
   char b[256];
   std::snprintf(b, sizeof b, "%-34s %-16s | %10.1f us | %8.2f TFLOP/s | %8.1f GB/s | %6.3f x cuBLAS-bf16", shape.c_str(),
@@ -58,6 +73,18 @@ Result<int64_t> gpu_rcp_mismatches() {
   int64_t bad = 0;
   for (uint32_t m = 0; m < (1u << 23); ++m) bad += f32_bits(rcp_approx_ftz(f32_from_bits(0x3F800000u | m))) != h[m];
   return bad;
+}
+
+Result<int64_t> gpu_bf16_pair_mismatches() {
+  NVFP4_TRY(cuda_device().status());
+  cuda::DeviceBuffer<unsigned long long> d;
+  NVFP4_TRY(d.alloc(1));
+  NVFP4_CUDA_TRY(cudaMemset(d.get(), 0, sizeof(unsigned long long)));
+  bf16_pair_all_patterns<<<4096, 256>>>(d.get());
+  NVFP4_CUDA_LAUNCH_TRY("bf16_pair_all_patterns");
+  unsigned long long bad = 0;
+  NVFP4_CUDA_TRY(cudaMemcpy(&bad, d.get(), sizeof bad, cudaMemcpyDeviceToHost));
+  return static_cast<int64_t>(bad);
 }
 
 Result<Json> run_bench(const BenchOptions& opt, const std::function<void(const std::string&)>& print) {

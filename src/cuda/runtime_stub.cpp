@@ -60,4 +60,5 @@ Status dequantize_gpu_device_with_device_scale(const uint8_t*, const uint8_t*, i
 namespace nvfp4 {
 Result<Json> run_bench(const BenchOptions&, const std::function<void(const std::string&)>&) { return unsupported(kWhy); }
 Result<int64_t> gpu_rcp_mismatches() { return unsupported(kWhy); }
+Result<int64_t> gpu_bf16_pair_mismatches() { return unsupported(kWhy); }
 }  // namespace nvfp4

@@ -74,6 +74,15 @@ __device__ __forceinline__ uint16_t bf16_rn(float f) {
   return static_cast<uint16_t>(u >> 16);
 }
 __device__ __forceinline__ float bf16_to_f32(uint16_t h) { return __uint_as_float(static_cast<uint32_t>(h) << 16); }
+// bf16_rn of two floats in one instruction (cvt.rn.bf16x2.f32), lo in bits 0-15: equal to bf16_rn
+// for every input that is not a NaN (Gpu.Bf16PairInstructionEqualsBf16RnOnEveryNonNanFloat runs all
+// 2^32 patterns); a NaN becomes the canonical 0x7FFF, not bf16_rn's payload, so callers send NaNs
+// to bf16_rn.
+__device__ __forceinline__ uint32_t bf16x2_rn_non_nan(float lo, float hi) {
+  uint32_t r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
 
 // comfy-cuda steps 2-6 (docs/numerics.md §2.1) for one 16-element block with the given amax: the
 // UE4M3 scale byte and the encode factor e that step 7 multiplies every element by.
@@ -104,8 +113,11 @@ __device__ __forceinline__ float gemm_alpha(const float* scale_a, const float* s
 }
 
 // alpha-before-bf16 epilogue (§4): two separately rounded operations, never an FMA.
+__device__ __forceinline__ float epilogue_alpha_bias_f32(float acc, float alpha, float bias) {
+  return __fadd_rn(__fmul_rn(alpha, acc), bias);
+}
 __device__ __forceinline__ uint16_t epilogue_alpha_before_bf16(float acc, float alpha, float bias) {
-  return bf16_rn(__fadd_rn(__fmul_rn(alpha, acc), bias));
+  return bf16_rn(epilogue_alpha_bias_f32(acc, alpha, bias));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -142,7 +142,10 @@ struct Cfg {
   // 50.0-50.1, attn_out_proj and mlp_fc2 at M = 512 (128x3x1x2) 1.5-2.5 % faster, 64x2x1x1 within
   // +-0.5 %); the 128-token one-chain tiles were within +-0.8 % with six and keep the cap. The
   // K-split rounds its ring to two slots per chunk-sum warpgroup anyway (six at KS = 3).
-  static constexpr int kStageCap = KS == 1 && (BM <= 64 || NH == 2) ? 6 : kMaxStages;
+  // The K-split of two chunk-sum warpgroups at 16 tokens (the launcher's pick at M <= 16) takes four
+  // stages, two per warpgroup: 16x1x1x1x2 with four was 1.5-2.3 % faster than 16x1x1x1x3 with six on
+  // mlp_fc2 and 0-0.7 % on attn_out_proj (results v22 r9 on the H200, v24 r1 on an H100).
+  static constexpr int kStageCap = KS == 1 && (BM <= 64 || NH == 2) ? 6 : (KS == 2 && BM <= 16 ? 4 : kMaxStages);
   // KS > 1: chunk g's sums (fp32, 64 rows x BM tokens, float4 i of consumer thread x at [i][x]:
   // conflict-free) and its verdict go through slot g mod kSlots. The slots come in kGroups groups of
   // kGroup consecutive chunks with one pair of mbarriers each (sum_full: every chunk's sums and
@@ -1405,26 +1408,35 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     const float b1 = (p.bias && n1 < p.n) ? bf16_to_f32(p.bias[n1]) : -0.0f;
     // Without raw output, with 4 | n and an 8-byte aligned output (warp-uniform), two shuffles per 8
     // tokens give each lane four consecutive rows of one token: one 8-byte store where there were
-    // four 2-byte ones, and full 32-byte sectors (a warp writes 16 rows x 8 tokens per j).
+    // four 2-byte ones, full 32-byte sectors (a warp writes 16 rows x 8 tokens per j), and bf16_rn
+    // by the pair instruction where no value of the warp's j is a NaN.
     if (!p.raw && p.n % 4 == 0 && (reinterpret_cast<uintptr_t>(p.out) & 7u) == 0) {
       const bool odd = (g8 & 1) != 0, upper = (g8 & 2) != 0;
       // This lane's store: token 2t + (g8 & 1) of each 8, rows 16 warp + 8 upper + (g8 & 4) + 0..3.
       const int64_t row = static_cast<int64_t>(block) * kRowsWG + 16 * warp + (upper ? 8 : 0) + (g8 & 4);
+      // Lanes g8 and g8 ^ 1 hold rows r and r + 1 (r even): the even lane keeps token 2t, the odd one
+      // 2t + 1, and each pairs its row with the partner's, low half the even row (byte selectors).
+      const uint32_t sel0 = odd ? 0x1054u : 0x5410u, sel1 = odd ? 0x3276u : 0x7632u;
 #pragma unroll
       for (int h = 0; h < NH; ++h)
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
-          uint32_t o[2][2];  // [row n0 / n1][token 2t + e]: bf16 bits
+          float v[2][2];  // [row n0 / n1][token 2t + e], before bf16_rn
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
-            o[0][e] = epilogue_alpha_before_bf16(__fmul_rn(acc[h][4 * j + e], up), alpha, b0);
-            o[1][e] = epilogue_alpha_before_bf16(__fmul_rn(acc[h][4 * j + 2 + e], up), alpha, b1);
+            v[0][e] = epilogue_alpha_bias_f32(__fmul_rn(acc[h][4 * j + e], up), alpha, b0);
+            v[1][e] = epilogue_alpha_bias_f32(__fmul_rn(acc[h][4 * j + 2 + e], up), alpha, b1);
           }
-          // Lanes g8 and g8 ^ 1 (rows r, r + 1): the even one keeps token 2t, the odd one 2t + 1;
-          // w0 / w1: the row pair of the n0 / n1 half, low half the even row.
-          const uint32_t got = __shfl_xor_sync(0xFFFFFFFFu, odd ? (o[0][0] | o[1][0] << 16) : (o[0][1] | o[1][1] << 16), 4);
-          const uint32_t w0 = odd ? ((got & 0xFFFFu) | o[0][1] << 16) : (o[0][0] | got << 16);
-          const uint32_t w1 = odd ? ((got >> 16) | o[1][1] << 16) : (o[1][0] | (got & 0xFFFF0000u));
+          // tok[e]: token 2t + e's rows n0 (low half) and n1, bf16.
+          uint32_t tok[2] = {bf16x2_rn_non_nan(v[0][0], v[1][0]), bf16x2_rn_non_nan(v[0][1], v[1][1])};
+          const bool nan = v[0][0] != v[0][0] || v[1][0] != v[1][0] || v[0][1] != v[0][1] || v[1][1] != v[1][1];
+          if (__any_sync(0xFFFFFFFFu, nan)) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) tok[e] = bf16_rn(v[0][e]) | static_cast<uint32_t>(bf16_rn(v[1][e])) << 16;
+          }
+          const uint32_t keep = odd ? tok[1] : tok[0];
+          const uint32_t got = __shfl_xor_sync(0xFFFFFFFFu, odd ? tok[0] : tok[1], 4);
+          const uint32_t w0 = __byte_perm(keep, got, sel0), w1 = __byte_perm(keep, got, sel1);  // rows r, r + 1 of n0 / n1
           // Lanes g8 and g8 ^ 2 (row pairs p, p + 2): the lower one keeps the n0 half, the upper one n1.
           const uint32_t got2 = __shfl_xor_sync(0xFFFFFFFFu, upper ? w0 : w1, 8);
           const int64_t m = static_cast<int64_t>(tblock) * BM + h * BN + 8 * j + 2 * t + (odd ? 1 : 0);
@@ -1525,8 +1537,11 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
   NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   const int budget = optin - kSmemAlign - 256 - C::kSlotArea - C::kScratchBytes;
-  int stages = std::min(max_stages(C::kStageCap), budget / (C::kBytes + 24));
-  if (stages < 2) return unsupported("sm90 kernel: not enough shared memory for two pipeline stages");
+  const int cap = max_stages(C::kStageCap), fit = budget / (C::kBytes + 24);
+  int stages = std::min(cap, fit);
+  // Which bound left too few: the shared memory, or a NVFP4_SM90_MAX_STAGES cap (a tuning run's).
+  const std::string why = fit <= cap ? "not enough shared memory for" : "NVFP4_SM90_MAX_STAGES=" + std::to_string(cap) + " allows fewer than";
+  if (stages < 2) return unsupported("sm90 kernel: " + why + " two pipeline stages");
   // K-split: chunk-sum warpgroup j takes stages u = j (mod KS), in ring slot u mod stages. A whole
   // number of slots per warpgroup makes each slot one warpgroup's, so the slot's previous round is
   // a stage the waiting warpgroup consumed itself, and its parity wait on the slot cannot pass a
@@ -1538,7 +1553,7 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   if (C::KS > 1) {
     stages -= stages % C::KS;
     if (stages < 2 * C::KS)
-      return unsupported("sm90 kernel: not enough shared memory for two ring stages per K-split warpgroup (" +
+      return unsupported("sm90 kernel: " + why + " two ring stages per K-split warpgroup (" +
                          Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name() + ")");
   }
   const int smem = stages * C::kBytes + C::kSlotArea + C::kScratchBytes + 3 * stages * 8 + kSmemAlign;
@@ -1675,7 +1690,10 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     // two chunks, three are as fast as two or up to 1 % faster (results v14: r12, both in one
     // process, out 34.4 against 34.6-34.8 us, fc2 59.8-59.9 against 60.2-60.3; r13, the launcher's
     // pick before and after, equal), where two had won with one-chunk stages (results v5).
-    if (one_round(1)) return Config{bm, 1, 1, 1, 3};
+    // At M <= 16 two chunk-sum warpgroups with a four-stage ring (Cfg::kStageCap) are faster again:
+    // mlp_fc2 1.5-2.3 %, attn_out_proj 0-0.7 % (results v22 r9, v24 r1); at M = 32 they were 5-7 %
+    // slower (v22 r9).
+    if (one_round(1)) return Config{bm, 1, 1, 1, m <= 16 ? 2 : 3};
     return Config{bm, fewest_rounds(2, pmax), 1, 1};
   }
   if (m <= 64) return Config{64, fewest_rounds(1, 3), 1, 1};
