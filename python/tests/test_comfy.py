@@ -180,3 +180,37 @@ def test_f_linear_on_cuda_tensors_stays_on_the_device(ck):
     assert y.device == qx._qdata.device and y.dtype == torch.bfloat16 and tuple(y.shape) == (40, 72)
     assert np.array_equal(_bits(y), want)
     assert len([v for v in nx._prepared.values() if v[1].backend == nx.resolve_backend("auto")]) >= 1
+
+
+@needs_comfy
+def test_the_readme_custom_node_installs_the_backend_when_loaded_as_comfyui_loads_it(tmp_path):
+    """The README's custom-node folder, loaded as ComfyUI loads one (the module named after its
+    folder, nodes.py's load_custom_node): the backend is installed and NODE_CLASS_MAPPINGS exists."""
+    import os
+    import re
+    import sys
+
+    import nvfp4_exact.comfy as comfy
+
+    readme = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+    if not os.path.exists(readme):
+        pytest.skip("no README.md beside the tests (an installed copy of them)")
+    text = open(readme, encoding="utf-8").read()
+    m = re.search(r"`ComfyUI/custom_nodes/([A-Za-z0-9_]+)/__init__\.py`[^\n]*\n(?:[^\n]+\n)*?\n((?:    [^\n]*\n)+)", text)
+    assert m, "the README's custom-node snippet was not found"
+    folder, code = m.group(1), "\n".join(line[4:] for line in m.group(2).splitlines()) + "\n"
+    assert folder != "nvfp4_exact", "a custom node named after the package hides the package"
+    node = tmp_path / folder
+    node.mkdir()
+    (node / "__init__.py").write_text(code)
+    comfy.uninstall()
+    try:
+        spec = importlib.util.spec_from_file_location(folder, str(node / "__init__.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[folder] = module
+        spec.loader.exec_module(module)
+        assert module.NODE_CLASS_MAPPINGS == {}
+        assert comfy.installed()
+    finally:
+        sys.modules.pop(folder, None)
+        comfy.uninstall()
