@@ -39,7 +39,7 @@ __global__ void bf16_pair_all_patterns(unsigned long long* bad) {
     const uint32_t lo = static_cast<uint32_t>(i), hi = lo << 16 | lo >> 16;
     const float a = __uint_as_float(lo), b = __uint_as_float(hi);
     if (a != a || b != b) continue;
-    n += cuda::bf16x2_rn_non_nan(a, b) != (cuda::bf16_rn(a) | static_cast<uint32_t>(cuda::bf16_rn(b)) << 16);
+    n += cuda::bf16x2_rn_non_nan(a, b) != cuda::bf16_rn_pair(a, b);
   }
   n = __reduce_add_sync(0xFFFFFFFFu, n);
   if (threadIdx.x % 32 == 0 && n) atomicAdd(bad, static_cast<unsigned long long>(n));

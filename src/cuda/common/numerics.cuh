@@ -74,10 +74,15 @@ __device__ __forceinline__ uint16_t bf16_rn(float f) {
   return static_cast<uint16_t>(u >> 16);
 }
 __device__ __forceinline__ float bf16_to_f32(uint16_t h) { return __uint_as_float(static_cast<uint32_t>(h) << 16); }
-// bf16_rn of two floats in one instruction (cvt.rn.bf16x2.f32), lo in bits 0-15: equal to bf16_rn
-// for every input that is not a NaN (Gpu.Bf16PairInstructionEqualsBf16RnOnEveryNonNanFloat runs all
-// 2^32 patterns); a NaN becomes the canonical 0x7FFF, not bf16_rn's payload, so callers send NaNs
-// to bf16_rn.
+// Two bf16_rn values as one word, lo in bits 0-15: what bf16x2_rn_non_nan must equal, and what
+// callers use where a value may be a NaN.
+__device__ __forceinline__ uint32_t bf16_rn_pair(float lo, float hi) {
+  return bf16_rn(lo) | static_cast<uint32_t>(bf16_rn(hi)) << 16;
+}
+// bf16_rn of two floats in one instruction (cvt.rn.bf16x2.f32), lo in bits 0-15: equal to
+// bf16_rn_pair for every input that is not a NaN (Gpu.Bf16PairInstructionEqualsBf16RnOnEveryNonNanFloat
+// runs all 2^32 patterns); a NaN becomes the canonical 0x7FFF, not bf16_rn's payload, so callers
+// send NaNs to bf16_rn_pair.
 __device__ __forceinline__ uint32_t bf16x2_rn_non_nan(float lo, float hi) {
   uint32_t r;
   asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));

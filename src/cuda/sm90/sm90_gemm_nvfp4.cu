@@ -1432,7 +1432,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           const bool nan = v[0][0] != v[0][0] || v[1][0] != v[1][0] || v[0][1] != v[0][1] || v[1][1] != v[1][1];
           if (__any_sync(0xFFFFFFFFu, nan)) {
 #pragma unroll
-            for (int e = 0; e < 2; ++e) tok[e] = bf16_rn(v[0][e]) | static_cast<uint32_t>(bf16_rn(v[1][e])) << 16;
+            for (int e = 0; e < 2; ++e) tok[e] = bf16_rn_pair(v[0][e], v[1][e]);
           }
           const uint32_t keep = odd ? tok[1] : tok[0];
           const uint32_t got = __shfl_xor_sync(0xFFFFFFFFu, odd ? tok[0] : tok[1], 4);
@@ -1539,9 +1539,12 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   const int budget = optin - kSmemAlign - 256 - C::kSlotArea - C::kScratchBytes;
   const int cap = max_stages(C::kStageCap), fit = budget / (C::kBytes + 24);
   int stages = std::min(cap, fit);
-  // Which bound left too few: the shared memory, or a NVFP4_SM90_MAX_STAGES cap (a tuning run's).
-  const std::string why = fit <= cap ? "not enough shared memory for" : "NVFP4_SM90_MAX_STAGES=" + std::to_string(cap) + " allows fewer than";
-  if (stages < 2) return unsupported("sm90 kernel: " + why + " two pipeline stages");
+  // For a refusal only (not built on every launch): which bound left too few, the shared memory or
+  // a NVFP4_SM90_MAX_STAGES cap (a tuning run's).
+  auto why = [&] {
+    return fit <= cap ? std::string("not enough shared memory for") : "NVFP4_SM90_MAX_STAGES=" + std::to_string(cap) + " allows fewer than";
+  };
+  if (stages < 2) return unsupported("sm90 kernel: " + why() + " two pipeline stages");
   // K-split: chunk-sum warpgroup j takes stages u = j (mod KS), in ring slot u mod stages. A whole
   // number of slots per warpgroup makes each slot one warpgroup's, so the slot's previous round is
   // a stage the waiting warpgroup consumed itself, and its parity wait on the slot cannot pass a
@@ -1553,7 +1556,7 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   if (C::KS > 1) {
     stages -= stages % C::KS;
     if (stages < 2 * C::KS)
-      return unsupported("sm90 kernel: " + why + " two ring stages per K-split warpgroup (" +
+      return unsupported("sm90 kernel: " + why() + " two ring stages per K-split warpgroup (" +
                          Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name() + ")");
   }
   const int smem = stages * C::kBytes + C::kSlotArea + C::kScratchBytes + 3 * stages * 8 + kSmemAlign;
