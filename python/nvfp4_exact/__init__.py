@@ -84,9 +84,13 @@ def _str(v: Any, name: str) -> str:
 
 def _int(v: Any, name: str) -> int:
     try:
-        return operator.index(v)
+        i = operator.index(v)
     except TypeError:
         raise TypeError(f"{name} must be an integer, got {type(v).__name__}") from None
+    # The compiled module takes int64: beyond it, its own TypeError lists every overload over lines.
+    if not -2**63 <= i < 2**63:
+        raise ValueError(f"{name} {i} is out of range (a 64-bit integer)")
+    return i
 
 
 def _canonical(names: dict, v: Any, what: str, name: str) -> str:

@@ -303,6 +303,17 @@ def test_wrong_argument_types_name_the_argument():
     assert np.array_equal(nx.quantize(x, pad=1).data, nx.quantize(x).data)
 
 
+def test_out_features_beyond_64_bits_is_one_line():
+    """The compiled module takes int64; a larger Python int was its multi-line overload TypeError."""
+    x = random_bf16((32, 64))
+    w, ws, s_w = _checkpoint_layer(32, 64, seed=98)
+    for xi in (x, np.zeros((0, 64), np.uint16)):
+        for bad in (2**64, -2**63 - 1):
+            with pytest.raises(ValueError, match="out_features .* out of range") as info:
+                nx.linear(xi, w, ws, s_w, out_features=bad)
+            assert "\n" not in str(info.value)
+
+
 def test_nibble_order_aliases_are_the_canonical_orders():
     x = random_bf16((32, 64), seed=95)
     q = nx.quantize(x, nibbles="comfy", scale_layout="128x4")
