@@ -73,7 +73,8 @@ def to_host(a: Any, name: str) -> tuple[Any, Origin]:
         raise TypeError(f"{name} must be a numeric array, got dtype {a.dtype}")
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
-    return np.ascontiguousarray(a), Origin()
+    # Not np.ascontiguousarray, which makes a 0-d array 1-d: the checks downstream must see its shape.
+    return np.asarray(a, order="C"), Origin()
 
 
 def from_host(a: np.ndarray, origin: Origin, bf16: bool = False) -> Any:

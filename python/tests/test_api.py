@@ -314,6 +314,19 @@ def test_out_features_beyond_64_bits_is_one_line():
             assert "\n" not in str(info.value)
 
 
+def test_a_0d_array_keeps_its_shape():
+    """A 0-d x is no vector of one element: quantize says 0-D, linear refuses it even where the
+    weight has K = 1 (it gave an [N] result)."""
+    with pytest.raises(ValueError, match="x must be 2-D, got 0-D"):
+        nx.quantize(np.array(0x3F80, np.uint16))
+    w, ws, s_w = _checkpoint_layer(16, 1, seed=99)
+    assert nx.linear(np.array([0x3F80], np.uint16), w, ws, s_w).shape == (16,)
+    with pytest.raises(ValueError, match="at least one dimension") as info:
+        nx.linear(np.array(0x3F80, np.uint16), w, ws, s_w)
+    assert "\n" not in str(info.value)
+    assert nx.global_scale(np.array(0x4000, np.uint16)) == nx.global_scale(np.array([0x4000], np.uint16))
+
+
 def test_nibble_order_aliases_are_the_canonical_orders():
     x = random_bf16((32, 64), seed=95)
     q = nx.quantize(x, nibbles="comfy", scale_layout="128x4")
