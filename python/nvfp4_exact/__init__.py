@@ -30,6 +30,7 @@ library a comfy-kitchen backend.
 from __future__ import annotations
 
 import json
+import math
 import operator
 import os
 import tempfile
@@ -438,7 +439,7 @@ def linear(
     (or of its weight_scale / weight_scale_2 tensors) is not seen; pass a new tensor instead.
 
     An empty batch (x of shape [..., 0, ..., K]) gives an empty [..., N] result (and raw) without
-    running anything.
+    running anything; a host x is checked with the weight (K, dtypes, bytes, scales) as any other is.
     """
     _str(backend, "backend")
     _str(contract, "contract")
@@ -450,7 +451,7 @@ def linear(
         if len(wss) > 2 or (len(wss) == 2 and wss[1] != cp):
             raise ValueError(f"weight_scale is {list(wss)}, the swizzled scales of a weight of {ws[1]} bytes per row "
                              f"are [roundup(N,128)][{cp}] (or flat)")
-    if 0 in _shape_of(x)[:-1]:
+    if is_cuda(x) and 0 in _shape_of(x)[:-1]:
         return _empty_linear(x, weight, bias, out_features, return_raw)
     if is_cuda(x):
         name = _resolve_on(x.device, backend, contract)
@@ -461,7 +462,8 @@ def linear(
     if len(xh.shape) < 1:
         raise ValueError("x must have at least one dimension (K)")
     lead = tuple(int(d) for d in xh.shape[:-1])
-    x2 = xh.reshape(-1, int(xh.shape[-1]))
+    # Not reshape(-1, K): numpy cannot infer -1 for an empty x, and the library names a K of 0.
+    x2 = xh.reshape(math.prod(lead), int(xh.shape[-1]))
     wh, _ = to_host(weight, "weight")
     wsh, _ = to_host(weight_scale, "weight_scale")
     s_w = scalar_f32(weight_scale_2, "weight_scale_2")
@@ -472,7 +474,8 @@ def linear(
 
 
 def _empty_linear(x, weight, bias, out_features, return_raw):
-    # The library takes no empty matrix; the result's shape alone is checked and made, in x's kind.
+    # A CUDA x: the device entry points take no empty matrix, and the host path would copy the
+    # weight to the host for nothing; the result's shape alone is checked and made, in x's kind.
     ws = _shape_of(weight)
     if len(ws) != 2:
         raise ValueError(f"weight must be 2-D, got {len(ws)}-D")

@@ -257,10 +257,15 @@ GemmResultPy py_linear(const HostArray& x, const HostArray& weight, const HostAr
   need_2d(x, "x");
   const uint16_t* px = bf16_data(x, "x");
   const int64_t m = static_cast<int64_t>(x.shape(0)), k = static_cast<int64_t>(x.shape(1));
+  check(check_dim(m, "M (x's rows)", /*allow_zero=*/true));
+  check(check_dim(k, "K (x's last dimension)"));
   const std::optional<int64_t> bias_len = bias ? std::optional<int64_t>(static_cast<int64_t>(bias->size())) : std::nullopt;
   const int64_t n = weight_shape(weight, k, bias_len, out_features).first;
   const Tensor w = make_tensor(weight, weight_scale, n, k, "hi_first", "swizzled128x4", weight_scale_2, "weight");
   const uint16_t* b = bias_of(bias, n);
+  // An empty batch is checked like any other (K, dtypes, the weight's bytes) and then has nothing
+  // to compute: the quantizer and the GEMMs take no empty matrix.
+  if (m == 0) return finish(GemmOut{}, 0, n, raw);
   Result<GemmOut> g = invalid_argument("");
   {
     nb::gil_scoped_release unlocked;

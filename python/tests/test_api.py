@@ -354,6 +354,36 @@ def test_linear_on_an_empty_batch(lead):
         nx.linear(x, w, ws, s_w, out_features=8)
 
 
+@pytest.mark.parametrize("lead", [(0,), (2, 0)])
+def test_an_empty_batch_is_checked_as_any_other(lead):
+    """Only the result's shape was checked for an empty batch: a wrong K, a float32 x, a missing
+    weight_scale_2 or scales of the wrong size gave an empty result instead of the error a
+    one-row batch gets."""
+    w, ws, s_w = _checkpoint_layer(24, 64, seed=97)
+    x = np.zeros((*lead, 64), np.uint16)
+    for call, match in [(lambda: nx.linear(np.zeros((*lead, 80), np.uint16), w, ws, s_w), "x has K = 80"),
+                        (lambda: nx.linear(x.astype(np.float32), w, ws, s_w), "x must be bf16"),
+                        (lambda: nx.linear(x, w, ws, None), "weight_scale_2 is missing"),
+                        (lambda: nx.linear(x, w, ws, np.float32(np.inf)), "global scale must be finite"),
+                        (lambda: nx.linear(x, w, ws[:64], s_w), "scales have 256 bytes"),
+                        (lambda: nx.linear(x, w, ws, s_w, bias=np.zeros(24, np.float32)), "bias must be bf16")]:
+        with pytest.raises(ValueError, match=match) as info:
+            call()
+        assert "\n" not in str(info.value)
+    # The same calls on one row raise the same errors (the reference behaviour).
+    with pytest.raises(ValueError, match="x has K = 80"):
+        nx.linear(np.zeros((1, 80), np.uint16), w, ws, s_w)
+
+
+def test_k_of_zero_names_k():
+    """x of shape [M][0]: numpy's "cannot reshape array of size 0" before, which names no argument."""
+    w, ws, s_w = _checkpoint_layer(16, 16, seed=100)
+    for shape in [(4, 0), (0,), (0, 0)]:
+        with pytest.raises(ValueError, match=r"K \(x's last dimension\) must be positive, got 0") as info:
+            nx.linear(np.zeros(shape, np.uint16), w, ws, s_w)
+        assert "\n" not in str(info.value)
+
+
 def test_gpu_kernels_are_detected_from_the_build_targets():
     """CUDA tensors go through the host on a GPU the library has no machine code for (the rule, the
     library's own through the binding; test_torch.py runs the host path on a GPU)."""
