@@ -374,9 +374,16 @@ def matmul(
     wd, _ = to_host(w.data, "w.data")
     wsf, _ = to_host(w.scales, "w.scales")
     b = None if bias is None else to_host(bias, "bias")[0]
-    al = (float(np.float32(scalar_f32(a.global_scale, "a.global_scale")) *
-                np.float32(scalar_f32(w.global_scale, "w.global_scale")))
-          if alpha is None else scalar_f32(alpha, "alpha"))
+    with np.errstate(over="ignore"):  # an Inf product is refused below, in one line
+        al = (float(np.float32(scalar_f32(a.global_scale, "a.global_scale")) *
+                    np.float32(scalar_f32(w.global_scale, "w.global_scale")))
+              if alpha is None else scalar_f32(alpha, "alpha"))
+    # The device path's rule for a host alpha (matmul_gpu_device refuses it too): the oracle would
+    # apply it, every output NaN or Inf.
+    if not math.isfinite(al):
+        raise ValueError(f"alpha must be finite, got {al}" if alpha is not None else
+                         f"alpha = f32(a.global_scale * w.global_scale) must be finite, got {al} "
+                         f"({scalar_f32(a.global_scale, 'a.global_scale')} * {scalar_f32(w.global_scale, 'w.global_scale')})")
     out, raw = _core.gemm(ad, asf, wd, wsf, int(a.shape[0]), int(w.shape[0]), int(a.shape[1]), al, b, a.nibbles,
                           backend, contract, return_raw)
     return _result(out, raw, (int(a.shape[0]),), origin, return_raw)

@@ -106,7 +106,8 @@ def scalar_f32(v: Any, name: str) -> float:
     if a.size != 1:
         raise ValueError(f"{name} must hold one value, got {a.size}")
     try:
-        return float(np.float32(a.reshape(-1)[0]))
+        with np.errstate(over="ignore"):  # beyond float32 it is Inf, which the library refuses in one line
+            return float(np.float32(a.reshape(-1)[0]))
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a number, got {type(v).__name__}") from None
 

@@ -384,6 +384,25 @@ def test_k_of_zero_names_k():
         assert "\n" not in str(info.value)
 
 
+def test_matmul_refuses_a_non_finite_host_alpha():
+    """The docstring (and the device path) refuse a host alpha that is not finite; the host path
+    applied it, every output NaN or Inf."""
+    a = nx.quantize(random_bf16((32, 64), seed=101))
+    w = nx.quantize(random_bf16((16, 64), seed=102, scale=0.05))
+    for alpha in (float("nan"), float("inf"), -np.inf, np.float64(1e39)):
+        with pytest.raises(ValueError, match="alpha must be finite") as info:
+            nx.matmul(a, w, alpha=alpha)
+        assert "\n" not in str(info.value)
+    big = nx.NVFP4Tensor(a.data, a.scales, 3e38, a.shape)  # finite scales whose product is not
+    with pytest.raises(ValueError, match=r"a.global_scale \* w.global_scale\) must be finite, got inf"):
+        nx.matmul(big, nx.NVFP4Tensor(w.data, w.scales, 3e38, w.shape))
+    nan = nx.NVFP4Tensor(a.data, a.scales, float("nan"), a.shape)
+    with pytest.raises(ValueError, match="must be finite, got nan"):
+        nx.matmul(nan, w)
+    assert np.array_equal(nx.matmul(a, w, alpha=np.float32(a.global_scale) * np.float32(w.global_scale)),
+                          nx.matmul(a, w))
+
+
 def test_gpu_kernels_are_detected_from_the_build_targets():
     """CUDA tensors go through the host on a GPU the library has no machine code for (the rule, the
     library's own through the binding; test_torch.py runs the host path on a GPU)."""
