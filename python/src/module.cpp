@@ -203,16 +203,21 @@ float py_global_scale(const HostArray& x, const std::string& mode) {
   raise(invalid_argument("global scale mode must be 'dynamic' or 'f32', got '" + mode + "'"));
 }
 
+// The library's messages say "block scales", "global scale": `what` names the operand they are
+// about, and data_name / scales_name its arrays, as the Python caller calls them.
 Tensor make_tensor(const HostArray& data, const HostArray& scales, int64_t rows, int64_t cols, const std::string& nibbles,
-                   const std::string& layout, float global_scale, const char* name) {
-  return take(Tensor::make(rows, cols, take(parse_nibble_order(nibbles)), take(parse_scale_layout(layout)), global_scale,
-                           bytes_of(data, name), bytes_of(scales, (std::string(name) + " scales").c_str())));
+                   const std::string& layout, float global_scale, const char* what, const char* data_name,
+                   const char* scales_name) {
+  Result<Tensor> t = Tensor::make(rows, cols, take(parse_nibble_order(nibbles)), take(parse_scale_layout(layout)),
+                                  global_scale, bytes_of(data, data_name), bytes_of(scales, scales_name));
+  if (!t.is_ok()) raise(Status(t.status().code(), std::string(what) + ": " + t.status().message()));
+  return std::move(t).value();
 }
 
 nb::ndarray<nb::numpy, uint16_t> py_dequantize(const HostArray& data, const HostArray& scales, int64_t rows, int64_t cols,
                                                float global_scale, const std::string& nibbles, const std::string& layout,
                                                const std::string& recipe) {
-  const Tensor t = make_tensor(data, scales, rows, cols, nibbles, layout, global_scale, "data");
+  const Tensor t = make_tensor(data, scales, rows, cols, nibbles, layout, global_scale, "q", "q.data", "q.scales");
   const DequantRecipe r = take(parse_dequant_recipe(recipe));
   std::vector<uint16_t> out;
   {
@@ -226,8 +231,8 @@ nb::ndarray<nb::numpy, uint16_t> py_dequantize(const HostArray& data, const Host
 GemmResultPy py_gemm(const HostArray& a_data, const HostArray& a_scales, const HostArray& w_data, const HostArray& w_scales,
                      int64_t m, int64_t n, int64_t k, float alpha, const std::optional<HostArray>& bias,
                      const std::string& nibbles, const std::string& backend, const std::string& contract, bool raw) {
-  const Tensor a = make_tensor(a_data, a_scales, m, k, nibbles, "swizzled128x4", 1.0f, "a");
-  const Tensor w = make_tensor(w_data, w_scales, n, k, nibbles, "swizzled128x4", 1.0f, "b");
+  const Tensor a = make_tensor(a_data, a_scales, m, k, nibbles, "swizzled128x4", 1.0f, "a", "a.data", "a.scales");
+  const Tensor w = make_tensor(w_data, w_scales, n, k, nibbles, "swizzled128x4", 1.0f, "w", "w.data", "w.scales");
   const uint16_t* b = bias_of(bias, n);
   Result<GemmOut> g = invalid_argument("");
   {
@@ -261,7 +266,8 @@ GemmResultPy py_linear(const HostArray& x, const HostArray& weight, const HostAr
   check(check_dim(k, "K (x's last dimension)"));
   const std::optional<int64_t> bias_len = bias ? std::optional<int64_t>(static_cast<int64_t>(bias->size())) : std::nullopt;
   const int64_t n = weight_shape(weight, k, bias_len, out_features).first;
-  const Tensor w = make_tensor(weight, weight_scale, n, k, "hi_first", "swizzled128x4", weight_scale_2, "weight");
+  const Tensor w = make_tensor(weight, weight_scale, n, k, "hi_first", "swizzled128x4", weight_scale_2, "weight", "weight",
+                               "weight_scale");
   const uint16_t* b = bias_of(bias, n);
   // An empty batch is checked like any other (K, dtypes, the weight's bytes) and then has nothing
   // to compute: the quantizer and the GEMMs take no empty matrix.
@@ -314,7 +320,8 @@ PyPreparedWeight py_prepare_weight(const HostArray& weight, const HostArray& wei
                                    std::optional<int64_t> bias_len, std::optional<int64_t> out_features,
                                    const std::string& backend, int device) {
   const int64_t n = weight_shape(weight, k, bias_len, out_features).first;
-  const Tensor w = make_tensor(weight, weight_scale, n, k, "hi_first", "swizzled128x4", weight_scale_2, "weight");
+  const Tensor w = make_tensor(weight, weight_scale, n, k, "hi_first", "swizzled128x4", weight_scale_2, "weight", "weight",
+                               "weight_scale");
   const GpuGemmKernel kernel = take(parse_gpu_kernel(backend));
   Result<std::shared_ptr<const PreparedWeight>> r = invalid_argument("");
   {

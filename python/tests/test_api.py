@@ -403,6 +403,31 @@ def test_matmul_refuses_a_non_finite_host_alpha():
                           nx.matmul(a, w))
 
 
+def test_operand_errors_name_the_argument():
+    """matmul's w was called 'b', dequantize's scales 'data scales', linear's weight_scale 'weight
+    scales', and the library's own messages ("global scale must be finite") named no operand."""
+    a = nx.quantize(random_bf16((32, 64), seed=103))
+    w = nx.quantize(random_bf16((16, 64), seed=104, scale=0.05))
+    w64, ws, s_w = _checkpoint_layer(16, 64, seed=105)
+    for call, want in [
+            (lambda: nx.matmul(a, nx.NVFP4Tensor(w.data.astype(np.float64), w.scales, 1.0, w.shape)),
+             "w.data must be a one-byte array"),
+            (lambda: nx.matmul(a, nx.NVFP4Tensor(w.data, w.scales.astype(np.float32), 1.0, w.shape)),
+             "w.scales must be a one-byte array"),
+            (lambda: nx.matmul(nx.NVFP4Tensor(a.data.astype(np.int16), a.scales, 1.0, a.shape), w),
+             "a.data must be a one-byte array"),
+            (lambda: nx.dequantize(nx.NVFP4Tensor(a.data, a.scales.astype(np.float64), 1.0, a.shape)),
+             "q.scales must be a one-byte array"),
+            (lambda: nx.dequantize(nx.NVFP4Tensor(a.data, a.scales, float("nan"), a.shape)),
+             "q: global scale must be finite"),
+            (lambda: nx.linear(random_bf16((4, 64)), w64, ws.astype(np.float32), s_w), "weight_scale must be a one-byte"),
+            (lambda: nx.linear(random_bf16((4, 64)), w64, ws[:64], s_w), "weight: block scales have 256 bytes"),
+            (lambda: nx.linear(random_bf16((4, 64)), w64, ws, float("nan")), "weight: global scale must be finite")]:
+        with pytest.raises(ValueError, match=f"^{want}") as info:
+            call()
+        assert "\n" not in str(info.value)
+
+
 def test_gpu_kernels_are_detected_from_the_build_targets():
     """CUDA tensors go through the host on a GPU the library has no machine code for (the rule, the
     library's own through the binding; test_torch.py runs the host path on a GPU)."""
