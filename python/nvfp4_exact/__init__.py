@@ -94,6 +94,12 @@ def _int(v: Any, name: str) -> int:
     return i
 
 
+def _nvfp4(v: Any, name: str) -> None:
+    # Another object (an array, None) would fail later on a missing attribute, an AttributeError.
+    if not isinstance(v, NVFP4Tensor):
+        raise TypeError(f"{name} must be an NVFP4Tensor (see quantize), got {type(v).__name__}")
+
+
 def _canonical(names: dict, v: Any, what: str, name: str) -> str:
     c = names.get(_str(v, name))
     if c is None:
@@ -275,6 +281,7 @@ def dequantize(q: NVFP4Tensor, recipe: str = "comfy-cuda") -> Any:
     A global scale that is a one-element float32 tensor on that GPU is read there by the kernel
     (nothing waits); one elsewhere is read to the host.
     """
+    _nvfp4(q, "q")
     _str(recipe, "recipe")
     if (is_cuda(q.data) and recipe in ("comfy-cuda", "cuda") and _swizzled(q.scale_layout)
             and _has_gpu_kernels(q.data.device)):
@@ -357,6 +364,8 @@ def matmul(
     through the host. Under ``torch.inference_mode()`` see ``linear`` on the prepared weight."""
     _str(backend, "backend")
     _str(contract, "contract")
+    _nvfp4(a, "a")
+    _nvfp4(w, "w")
     return_raw = bool(return_raw)
     if a.nibbles != w.nibbles:
         raise ValueError(f"a has {a.nibbles} nibbles, w has {w.nibbles}: convert one first")

@@ -428,6 +428,18 @@ def test_operand_errors_name_the_argument():
         assert "\n" not in str(info.value)
 
 
+def test_matmul_and_dequantize_take_nvfp4_tensors():
+    """An array or None where an NVFP4Tensor belongs was an AttributeError ('no attribute nibbles')."""
+    x = random_bf16((32, 64), seed=106)
+    q = nx.quantize(x)
+    for call, name in [(lambda: nx.matmul(x, q), "a"), (lambda: nx.matmul(q, None), "w"),
+                       (lambda: nx.matmul(q, (q.data, q.scales)), "w"), (lambda: nx.dequantize(x), "q"),
+                       (lambda: nx.dequantize(None), "q")]:
+        with pytest.raises(TypeError, match=f"^{name} must be an NVFP4Tensor") as info:
+            call()
+        assert "\n" not in str(info.value)
+
+
 def test_gpu_kernels_are_detected_from_the_build_targets():
     """CUDA tensors go through the host on a GPU the library has no machine code for (the rule, the
     library's own through the binding; test_torch.py runs the host path on a GPU)."""
