@@ -619,9 +619,19 @@ def _lo_to_hi(w: NVFP4Tensor) -> tuple:
 # ---------------------------------------------------------------------------------------------
 # validate / explain: the CLI's options as keywords, the CLI's JSON as a dict.
 
+# The CLI's options without a value; True/False is for these alone.
+_FLAGS = ("quiet", "plant_raw")
+_INTEGERS = {"rows": "an integer", "seed": "an integer", "sample": "an integer", "splits": "a list of integers",
+             "grains": "a list of integers"}
+
+
 def _argv(command: str, options: dict) -> list:
     argv = ["nvfp4", command]
     for key, value in options.items():
+        # A bool elsewhere would be a flag without its value (rows=True ate the next option) or
+        # silently the default (rows=False).
+        if isinstance(value, bool) and key not in _FLAGS:
+            raise TypeError(f"{key} must be {_INTEGERS.get(key, 'a string')}, got {value}")
         if value is None or value is False:
             continue
         flag = "--" + key.replace("_", "-")

@@ -440,6 +440,20 @@ def test_matmul_and_dequantize_take_nvfp4_tensors():
         assert "\n" not in str(info.value)
 
 
+def test_validate_and_explain_refuse_a_bool_for_a_value():
+    """rows=True became the flag --rows without its value (the next option taken as it, or an
+    'unexpected argument' error) and rows=False silently the default."""
+    for call, name in [(lambda: nx.validate(shapes="t:32:64", rows=True), "rows must be an integer"),
+                       (lambda: nx.validate(shapes="t:32:64", rows=False), "rows must be an integer"),
+                       (lambda: nx.validate(shapes=True), "shapes must be a string"),
+                       (lambda: nx.explain("t:32:64", plant="sequential", seed=False), "seed must be an integer"),
+                       (lambda: nx.explain("t:32:64", plant="sequential", splits=True), "splits must be a list of integers")]:
+        with pytest.raises(TypeError, match=f"^{name}, got (True|False)$"):
+            call()
+    # The flags take bools, as before.
+    assert nx.explain("t:32:64", plant="sequential", rows=16, plant_raw=False)["exact"]
+
+
 def test_gpu_kernels_are_detected_from_the_build_targets():
     """CUDA tensors go through the host on a GPU the library has no machine code for (the rule, the
     library's own through the binding; test_torch.py runs the host path on a GPU)."""
