@@ -705,7 +705,13 @@ def explain(
                 splits=splits, grains=grains, sample=sample)
     if reference is None or isinstance(reference, (str, os.PathLike)):
         return json.loads(_core.explain(_argv("explain", {**opts, "reference": reference})))
+    ref = _as_numpy(reference)
+    if ref.dtype not in (np.uint16, np.float32):
+        raise TypeError(f"reference must be bf16 (uint16 bit patterns) or float32, got {ref.dtype}")
     with tempfile.TemporaryDirectory(prefix="nvfp4-explain-") as d:
         path = os.path.join(d, "reference.npy")
-        np.save(path, _as_numpy(reference))
-        return json.loads(_core.explain(_argv("explain", {**opts, "reference": path})))
+        np.save(path, ref)
+        try:
+            return json.loads(_core.explain(_argv("explain", {**opts, "reference": path})))
+        except ValueError as e:  # the library names the file, which is ours, not the caller's
+            raise ValueError(str(e).replace(f"'{path}'", "reference")) from None

@@ -454,6 +454,17 @@ def test_validate_and_explain_refuse_a_bool_for_a_value():
     assert nx.explain("t:32:64", plant="sequential", rows=16, plant_raw=False)["exact"]
 
 
+def test_explain_errors_about_an_array_reference_name_reference():
+    """An array reference is saved to a temporary file: its errors named that file (already removed
+    when the caller reads the message) instead of the argument."""
+    for ref, err, want in [(np.zeros((32, 32), np.float64), TypeError, "^reference must be bf16 .* got float64$"),
+                           (np.zeros((32, 32), np.uint8), TypeError, "^reference must be bf16 .* got uint8$"),
+                           (np.zeros(5, np.uint16), ValueError, r"^reference holds 5 values, expected M\*N")]:
+        with pytest.raises(err, match=want) as info:
+            nx.explain("t:32:64", rows=16, reference=ref)
+        assert "nvfp4-explain-" not in str(info.value) and "\n" not in str(info.value)
+
+
 def test_gpu_kernels_are_detected_from_the_build_targets():
     """CUDA tensors go through the host on a GPU the library has no machine code for (the rule, the
     library's own through the binding; test_torch.py runs the host path on a GPU)."""
