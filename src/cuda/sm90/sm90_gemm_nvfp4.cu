@@ -969,7 +969,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     wgmma_fence();
     Wgmma<BN>::mma_first(d, f[0], desc);
 #pragma unroll
-    for (int j = 1; j < 4; ++j) Wgmma<BN>::mma(d, f[j], desc + 2 * j, true);
+    for (int j = 1; j < 4; ++j) Wgmma<BN>::mma(d, f[j], desc_add(desc, 2 * j), true);
     wgmma_commit();
   };
   auto issue = [&](uint64_t desc, float(&d)[RH]) { issue_with(frag, desc, d); };
@@ -1332,7 +1332,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         float* const lc = opaque(lc_mem);
 #pragma unroll
         for (int h = 0; h < NH; ++h) {
-          issue(desc + static_cast<uint64_t>(h * BN * 128 / 16), ch);  // chain h: tokens h * BN ..
+          issue(desc_add(desc, h * BN * 128 / 16), ch);  // chain h: tokens h * BN ..
           wgmma_wait_all();
           fence_regs(ch);
           if (warp_fast || fast) {

@@ -100,6 +100,13 @@ __device__ __forceinline__ uint64_t desc_k_major_sw128(uint32_t smem_byte_addr) 
   return d;
 }
 
+// d advanced by `units` 16-byte units of its start address. The field (bits 0-13) holds a shared-memory
+// address below 256 KB and every offset added stays inside the operand's buffer, so the sum never
+// carries out of the low word: a 32-bit add, where `d + units` costs a 64-bit one (IADD3 + IMAD.X).
+__device__ __forceinline__ uint64_t desc_add(uint64_t d, uint32_t units) {
+  return (d & 0xFFFFFFFF00000000ull) | static_cast<uint32_t>(static_cast<uint32_t>(d) + units);
+}
+
 // ---- programmatic dependent launch -----------------------------------------------------------
 // Lets the next kernel of the stream start if it was launched with programmatic stream
 // serialization (it then runs alongside the rest of this one until its wait_prerequisites).
