@@ -19,9 +19,11 @@ What still goes through the host is listed in each function's docstring; ``host_
 copy of a CUDA tensor to the host and back (``to_host``, ``from_host``) and every one-value read of a
 CUDA scalar (``scalars``).
 
-Errors raise ``ValueError`` (bad input, a malformed file included), ``OSError`` (a file that cannot be
-read or written), ``NotImplementedError`` (unsupported on this machine or build) or ``RuntimeError``
-(CUDA), with the library's one-line message.
+Errors raise ``TypeError`` (an argument of the wrong kind: an object that is no array, an array
+where an NVFP4Tensor belongs, a bool where an option takes a value), ``ValueError`` (bad input, a
+malformed file included), ``OSError`` (a file that cannot be read or written),
+``NotImplementedError`` (unsupported on this machine or build) or ``RuntimeError`` (CUDA), with a
+one-line message.
 
 ``python -m nvfp4_exact`` is the ``nvfp4`` command line; ``nvfp4_exact.comfy.install()`` makes this
 library a comfy-kitchen backend.
