@@ -385,16 +385,7 @@ def matmul(
     wd, _ = to_host(w.data, "w.data")
     wsf, _ = to_host(w.scales, "w.scales")
     b = None if bias is None else to_host(bias, "bias")[0]
-    with np.errstate(over="ignore"):  # an Inf product is refused below, in one line
-        al = (float(np.float32(scalar_f32(a.global_scale, "a.global_scale")) *
-                    np.float32(scalar_f32(w.global_scale, "w.global_scale")))
-              if alpha is None else scalar_f32(alpha, "alpha"))
-    # The device path's rule for a host alpha (matmul_gpu_device refuses it too): the oracle would
-    # apply it, every output NaN or Inf.
-    if not math.isfinite(al):
-        raise ValueError(f"alpha must be finite, got {al}" if alpha is not None else
-                         f"alpha = f32(a.global_scale * w.global_scale) must be finite, got {al} "
-                         f"({scalar_f32(a.global_scale, 'a.global_scale')} * {scalar_f32(w.global_scale, 'w.global_scale')})")
+    al = _host_alpha(a, w, alpha)
     out, raw = _core.gemm(ad, asf, wd, wsf, int(a.shape[0]), int(w.shape[0]), int(a.shape[1]), al, b, a.nibbles,
                           backend, contract, return_raw)
     return _result(out, raw, (int(a.shape[0]),), origin, return_raw)
@@ -469,9 +460,9 @@ def linear(
         if len(wss) > 2 or (len(wss) == 2 and wss[1] != cp):
             raise ValueError(f"weight_scale is {list(wss)}, the swizzled scales of a weight of {ws[1]} bytes per row "
                              f"are [roundup(N,128)][{cp}] (or flat)")
-    if is_cuda(x) and 0 in _shape_of(x)[:-1]:
-        return _empty_linear(x, weight, bias, out_features, return_raw)
     if is_cuda(x):
+        if 0 in _shape_of(x)[:-1]:
+            return _empty_linear(x, weight, bias, out_features, return_raw)
         name = _resolve_on(x.device, backend, contract)
         if name in _DEVICE_BACKENDS and (input_scale is None or name == "sm90") and _has_gpu_kernels(x.device):
             return _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, name, out_features,
@@ -580,6 +571,23 @@ def _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, b
     return (out, raw.reshape(*lead, n)) if return_raw else out
 
 
+def _host_alpha(a: NVFP4Tensor, w: NVFP4Tensor, alpha: Any) -> float:
+    """matmul's alpha on the host: the given one, or f32(a.global_scale * w.global_scale), each
+    scale read once. Refused unless finite, as matmul_gpu_device refuses it: the oracle would apply
+    it, every output NaN or Inf."""
+    if alpha is not None:
+        al = scalar_f32(alpha, "alpha")
+        if not math.isfinite(al):
+            raise ValueError(f"alpha must be finite, got {al}")
+        return al
+    s_a, s_w = scalar_f32(a.global_scale, "a.global_scale"), scalar_f32(w.global_scale, "w.global_scale")
+    with np.errstate(over="ignore"):  # an Inf product is refused below, in one line
+        al = float(np.float32(s_a) * np.float32(s_w))
+    if not math.isfinite(al):
+        raise ValueError(f"alpha = f32(a.global_scale * w.global_scale) must be finite, got {al} ({s_a} * {s_w})")
+    return al
+
+
 def _matmul_device(a, w, alpha, bias, backend, return_raw, contract="sequential"):
     import torch
 
@@ -597,13 +605,7 @@ def _matmul_device(a, w, alpha, bias, backend, return_raw, contract="sequential"
         sa, sw = _device_scalar(a.global_scale, dev), _device_scalar(w.global_scale, dev)
         if sa is None or sw is None:
             sa = sw = None
-    if sa is not None:
-        al = 1.0  # not read
-    elif alpha is None:
-        al = float(np.float32(scalar_f32(a.global_scale, "a.global_scale")) *
-                   np.float32(scalar_f32(w.global_scale, "w.global_scale")))
-    else:
-        al = scalar_f32(alpha, "alpha")
+    al = 1.0 if sa is not None else _host_alpha(a, w, alpha)  # 1.0: not read
     out = torch.empty((m, n), dtype=torch.bfloat16, device=dev)
     raw = torch.empty((m, n), dtype=torch.float32, device=dev) if return_raw else None
     _core.matmul_device(p, ad, asf, m, k, a.nibbles, al, b, out, raw, cuda_stream(dev), contract, scale_a=sa, scale_w=sw)
