@@ -702,14 +702,19 @@ def explain(
     """``nvfp4 explain``: which reduction contract reproduces a reference output bit for bit.
 
     reference: a file (as for the CLI) or an array, bf16 [M][N] (layer output) or float32 (raw
-    accumulators); or plant a contract instead (a self-test). Returns the CLI's ``--json`` report:
-    ``exact`` lists the contracts that reproduce it, ``verdict`` says it in words."""
+    accumulators), of the output's shape exactly (ValueError otherwise: a transposed or flat dump
+    would be read as [M][N]); or plant a contract instead (a self-test). Returns the CLI's ``--json``
+    report: ``exact`` lists the contracts that reproduce it, ``verdict`` says it in words."""
     opts = dict(linear=linear, rows=rows, seed=seed, inputs=inputs, dtype=dtype, plant=plant,
                 plant_epilogue=plant_epilogue, plant_raw=plant_raw, save_reference=save_reference,
                 splits=splits, grains=grains, sample=sample)
     if reference is None or isinstance(reference, (str, os.PathLike)):
         return json.loads(_core.explain(_argv("explain", {**opts, "reference": reference})))
     ref = _as_numpy(reference)
+    # The dtype is decided here, as the CLI decides a file's: the file this array is saved to would
+    # be refused in the .npy reader's words (unsupported '<f8', use u1 or i4), which explain does
+    # not take either. uint16 and float32 (native order, see to_host) are saved as the u2 and f4 the
+    # CLI takes. The shape is the CLI's to check: M and N come from the linear and its inputs.
     if ref.dtype not in (np.uint16, np.float32):
         raise TypeError(f"reference must be bf16 (uint16 bit patterns) or float32, got {ref.dtype}")
     with tempfile.TemporaryDirectory(prefix="nvfp4-explain-") as d:

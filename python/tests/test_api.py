@@ -1,6 +1,7 @@
 """The Python API against the library's own results: the CLI's bytes and reports, the oracle."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -459,10 +460,48 @@ def test_explain_errors_about_an_array_reference_name_reference():
     when the caller reads the message) instead of the argument."""
     for ref, err, want in [(np.zeros((32, 32), np.float64), TypeError, "^reference must be bf16 .* got float64$"),
                            (np.zeros((32, 32), np.uint8), TypeError, "^reference must be bf16 .* got uint8$"),
-                           (np.zeros(5, np.uint16), ValueError, r"^reference holds 5 values, expected M\*N")]:
+                           (np.zeros(5, np.uint16), ValueError, r"^reference is \[5\], expected \[M, N\] = \[16, 32\]$")]:
         with pytest.raises(err, match=want) as info:
             nx.explain("t:32:64", rows=16, reference=ref)
         assert "nvfp4-explain-" not in str(info.value) and "\n" not in str(info.value)
+
+
+def test_explain_refuses_a_reference_of_another_shape(cli, tmp_path):
+    """Only the count was checked: a transposed [N][M], flat or batched dump of M*N values was read
+    as [M][N] and explained as matching no contract."""
+    good = np.load(_planted(tmp_path))
+    assert good.shape == (16, 32) and nx.explain("t:32:64", rows=16, reference=good)["exact"]
+    for bad in (good.reshape(32, 16), good.T, good.reshape(-1), good.reshape(1, 16, 32)):
+        want = re.escape(f"is {list(bad.shape)}, expected [M, N] = [16, 32]") + "$"
+        with pytest.raises(ValueError, match="^reference " + want) as info:
+            nx.explain("t:32:64", rows=16, reference=bad)
+        assert "\n" not in str(info.value)
+        np.save(tmp_path / "bad.npy", np.ascontiguousarray(bad))
+        r = cli("explain", "--linear", "t:32:64", "--rows", "16", "--reference", tmp_path / "bad.npy")
+        assert r.returncode == 2 and re.search(want, r.stderr.strip()), r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_explain_reference_dtypes_are_the_clis(cli, tmp_path):
+    """An array's dtype is checked in Python, a file's by the CLI: the two take the same dtypes."""
+    y = np.load(_planted(tmp_path))
+    for dt in (np.uint16, np.float32, np.uint8, np.int32, np.float16, np.float64):
+        a = y.astype(dt)
+        try:
+            nx.explain("t:32:64", rows=16, reference=a)
+            py_ok = True
+        except TypeError:
+            py_ok = False
+        np.save(tmp_path / "r.npy", a)
+        r = cli("explain", "--linear", "t:32:64", "--rows", "16", "--reference", tmp_path / "r.npy")
+        # 1: explained, no contract reproduces it (float32 values of a bf16 output are no raw dump).
+        assert py_ok == (r.returncode in (0, 1)) == (dt in (np.uint16, np.float32)), (dt, r.returncode, r.stderr)
+        assert r.returncode in (0, 1, 2) and len(r.stderr.strip().splitlines()) == (r.returncode == 2)
+
+
+def _planted(tmp_path):
+    nx.explain("t:32:64", rows=16, plant="sequential", save_reference=tmp_path / "y.npy")
+    return tmp_path / "y.npy"
 
 
 def test_gpu_kernels_are_detected_from_the_build_targets():

@@ -1,6 +1,8 @@
 // nvfp4 explain: which reduction contract reproduces a reference output (e.g. cuBLASLt's on a GB10)
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "args.hpp"
 #include "commands.hpp"
@@ -18,7 +20,7 @@ const char* kHelp =
     "  --rows M --seed S     synthetic inputs, the same tensors `nvfp4 validate` uses (default 128, 1234)\n"
     "  --inputs DIR          DIR/<name>.x.npy (bf16) and the weight as checkpoint arrays (<name>.weight.npy,\n"
     "                        .weight_scale.npy, .weight_scale_2.npy) or bf16 <name>.w.npy, instead\n"
-    "  --reference FILE      the output to explain: .npy (u2 = bf16 layer output, f4 = fp32 raw) or raw\n"
+    "  --reference FILE      the output to explain: .npy [M][N] (u2 = bf16 layer output, f4 = fp32 raw) or raw\n"
     "                        little-endian [M][N] with --dtype bf16|f32\n"
     "  --dtype T             bf16 | f32, for a raw --reference file\n"
     "  --plant CONTRACT      make the reference with the oracle under CONTRACT (a self-test of the search)\n"
@@ -101,10 +103,14 @@ Result<Json> explain_json(const Args& args_ref) {
       auto a = read_npy(f);
       if (!a.is_ok()) return a.status();
       if (a->dtype != "u2" && a->dtype != "f4") return invalid_argument("'" + f + "' must be bf16 (u2) or f32 (f4)");
-      int64_t count = static_cast<int64_t>(a->bytes.size()) / (a->dtype == "u2" ? 2 : 4);  // read_npy checked the shape
-      if (count != M * N)
-        return invalid_argument("'" + f + "' holds " + std::to_string(count) + " values, expected M*N = " +
-                                                std::to_string(M) + "*" + std::to_string(N));
+      // The shape, not only the count: a transposed [N][M] or flat dump has M*N values too, and read
+      // as [M][N] it matches no contract, a wrong verdict instead of an error.
+      if (a->shape != std::vector<int64_t>{M, N}) {
+        std::string given = "[";
+        for (size_t i = 0; i < a->shape.size(); ++i) given += (i ? ", " : "") + std::to_string(a->shape[i]);
+        return invalid_argument("'" + f + "' is " + given + "], expected [M, N] = [" + std::to_string(M) + ", " +
+                                std::to_string(N) + "]");
+      }
       bf16 = a->dtype == "u2";
       bytes = std::move(a->bytes);
     } else {
