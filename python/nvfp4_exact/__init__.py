@@ -422,7 +422,9 @@ def linear(
                     ``split_k:S[:grain=G][:cublas|cutlass][:fp32|bf16_partials|bf16_serial]`` (what
                     cuBLASLt may plan for a shape, e.g. FC2; every backend but sm90)
 
-    x is quantized with the comfy-cuda recipe; alpha = f32(s_x * weight_scale_2).
+    x is quantized with the comfy-cuda recipe; alpha = f32(s_x * weight_scale_2), which two finite
+    scales can overflow: refused (ValueError) unless finite wherever the host has both scales (a
+    static input_scale given as a number, and the host path's dynamic s_x), as matmul refuses it.
     Returns bf16 [..., N] (uint16 patterns in numpy, torch.bfloat16 in torch); with return_raw,
     (bf16, fp32 accumulators without alpha).
 
@@ -478,6 +480,8 @@ def linear(
     s_w = scalar_f32(weight_scale_2, "weight_scale_2")
     b = None if bias is None else to_host(bias, "bias")[0]
     s_in = None if input_scale is None else scalar_f32(input_scale, "input_scale")
+    if s_in is not None:  # as on the device path; _core.linear checks a dynamic s_x's alpha
+        _alpha_of(s_in, s_w, "input_scale", "weight_scale_2")
     out, raw = _core.linear(x2, wh, wsh, s_w, b, s_in, backend, contract, return_raw, out_features)
     return _result(out, raw, lead, origin, return_raw)
 
@@ -563,6 +567,8 @@ def _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, b
     # sm90 pre-pass; any other form is read here (a CUDA one waits for the stream).
     s_dev = None if input_scale is None else _device_scalar(input_scale, dev)
     s_in = None if input_scale is None or s_dev is not None else scalar_f32(input_scale, "input_scale")
+    if s_in is not None:  # the pre-pass would form it on the GPU and apply it unchecked
+        _alpha_of(s_in, p.s_w, "input_scale", "weight_scale_2")
     m, n = int(x2.shape[0]), int(p.n)
     out = torch.empty((m, n), dtype=torch.bfloat16, device=dev)
     raw = torch.empty((m, n), dtype=torch.float32, device=dev) if return_raw else None
@@ -581,10 +587,16 @@ def _host_alpha(a: NVFP4Tensor, w: NVFP4Tensor, alpha: Any) -> float:
             raise ValueError(f"alpha must be finite, got {al}")
         return al
     s_a, s_w = scalar_f32(a.global_scale, "a.global_scale"), scalar_f32(w.global_scale, "w.global_scale")
+    return _alpha_of(s_a, s_w, "a.global_scale", "w.global_scale")
+
+
+def _alpha_of(s_1: float, s_2: float, name_1: str, name_2: str) -> float:
+    """f32(s_1 * s_2), the alpha of two host scales, refused unless finite: two finite scales can
+    overflow it, and the GEMM would apply it, every output NaN or Inf."""
     with np.errstate(over="ignore"):  # an Inf product is refused below, in one line
-        al = float(np.float32(s_a) * np.float32(s_w))
+        al = float(np.float32(s_1) * np.float32(s_2))
     if not math.isfinite(al):
-        raise ValueError(f"alpha = f32(a.global_scale * w.global_scale) must be finite, got {al} ({s_a} * {s_w})")
+        raise ValueError(f"alpha = f32({name_1} * {name_2}) must be finite, got {al} ({s_1} * {s_2})")
     return al
 
 

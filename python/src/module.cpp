@@ -13,6 +13,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -276,10 +277,22 @@ GemmResultPy py_linear(const HostArray& x, const HostArray& weight, const HostAr
   {
     nb::gil_scoped_release unlocked;
     const float s_x = input_scale ? *input_scale : global_scale_dynamic(px, m * k);
+    const float alpha = s_x * weight_scale_2;
     QuantizeOptions qo;
     qo.pad = true;
-    auto a = quantize(px, m, k, s_x, qo);
-    g = a.is_ok() ? gemm(a.value(), w, s_x * weight_scale_2, b, backend, contract) : Result<GemmOut>(a.status());
+    if (std::isfinite(s_x) && !std::isfinite(alpha)) {
+      // Two finite scales (make_tensor has refused another weight_scale_2) whose product overflows:
+      // the GEMM would apply it, every output NaN or Inf. Python refuses a static input_scale's in
+      // the same words before calling; the dynamic s_x is known here only.
+      char why[160];
+      std::snprintf(why, sizeof why, "alpha = f32(%s * weight_scale_2) must be finite, got %g (%.9g * %.9g)",
+                    input_scale ? "input_scale" : "s_x (x's dynamic scale)", alpha, s_x, weight_scale_2);
+      g = invalid_argument(why);
+    } else if (auto a = quantize(px, m, k, s_x, qo); !a.is_ok()) {
+      g = a.status();
+    } else {
+      g = gemm(a.value(), w, alpha, b, backend, contract);
+    }
   }
   return finish(take(std::move(g)), m, n, raw);
 }
@@ -634,6 +647,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("n", [](const PyPreparedWeight& p) { return p.w->n; })
       .def_prop_ro("k", [](const PyPreparedWeight& p) { return p.w->k; })
       .def_prop_ro("device", [](const PyPreparedWeight& p) { return p.w->device; })
+      .def_prop_ro("s_w", [](const PyPreparedWeight& p) { return p.w->s_w; })
       .def_prop_ro("backend", [](const PyPreparedWeight& p) { return p.backend; });
   m.def("prepare_weight", &py_prepare_weight, nb::arg("weight"), nb::arg("weight_scale"), nb::arg("weight_scale_2"),
         nb::arg("k"), nb::arg("bias_len").none(), nb::arg("out_features").none(), nb::arg("backend"), nb::arg("device"),

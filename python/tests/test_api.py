@@ -404,6 +404,28 @@ def test_matmul_refuses_a_non_finite_host_alpha():
                           nx.matmul(a, w))
 
 
+def test_linear_refuses_a_non_finite_host_alpha():
+    """A static input_scale times weight_scale_2 beyond float32 (3e38 * 10) was applied, every output
+    Inf or NaN, where matmul refuses the same overflow of its two global scales."""
+    x = random_bf16((16, 64), seed=107)
+    w, ws, s_w = _checkpoint_layer(32, 64, seed=108)
+    for s_in, s_w2, xi in ((3e38, 10.0, x), (np.float32(2e20), np.array([2e20], np.float32), x),
+                           (3e38, 10.0, np.zeros((0, 64), np.uint16))):
+        with pytest.raises(ValueError, match=r"^alpha = f32\(input_scale \* weight_scale_2\) must be finite, "
+                                             r"got inf \(") as info:
+            nx.linear(xi, w, ws, s_w2, input_scale=s_in, return_raw=True)
+        assert "\n" not in str(info.value)
+    # The dynamic s_x of a huge x (6.3e34 here) is formed by the library: refused there, in the same words.
+    huge = np.full((16, 64), 0x7F00, np.uint16)
+    with pytest.raises(ValueError, match=r"^alpha = f32\(s_x \(x's dynamic scale\) \* weight_scale_2\) must be "
+                                         r"finite, got inf \(") as info:
+        nx.linear(huge, w, ws, 1e10)
+    assert "\n" not in str(info.value)
+    # A finite product is applied as before.
+    assert np.isfinite(bf16_values(nx.linear(x, w, ws, 1e30, input_scale=1e8))).any()
+    assert np.array_equal(nx.linear(huge, w, ws, s_w), nx.linear(huge, w, ws, s_w, input_scale=nx.global_scale(huge)))
+
+
 def test_operand_errors_name_the_argument():
     """matmul's w was called 'b', dequantize's scales 'data scales', linear's weight_scale 'weight
     scales', and the library's own messages ("global scale must be finite") named no operand."""
