@@ -20,10 +20,10 @@ copy of a CUDA tensor to the host and back (``to_host``, ``from_host``) and ever
 CUDA scalar (``scalars``).
 
 Errors raise ``TypeError`` (an argument of the wrong kind: an object that is no array, an array
-where an NVFP4Tensor belongs, a bool where an option takes a value), ``ValueError`` (bad input, a
-malformed file included), ``OSError`` (a file that cannot be read or written),
-``NotImplementedError`` (unsupported on this machine or build) or ``RuntimeError`` (CUDA), with a
-one-line message.
+where an NVFP4Tensor belongs, a bool where an option takes a value, a str, bytes, bool or complex
+number where a scale belongs), ``ValueError`` (bad input, a malformed file included), ``OSError`` (a
+file that cannot be read or written), ``NotImplementedError`` (unsupported on this machine or build)
+or ``RuntimeError`` (CUDA), with a one-line message.
 
 ``python -m nvfp4_exact`` is the ``nvfp4`` command line; ``nvfp4_exact.comfy.install()`` makes this
 library a comfy-kitchen backend.
@@ -49,7 +49,8 @@ except ImportError as _e:  # the source tree's python/nvfp4_exact, which has no 
     raise ImportError(f"nvfp4_exact: the compiled module _core is not next to {__file__} ({_e}); "
                       "this is the source tree's copy: run from outside python/, after `pip install .` "
                       "or with PYTHONPATH=<build>/python") from None
-from ._arrays import cuda_stream, from_host, host_copies, is_cuda, is_torch, on_device, scalar_f32, to_host
+from ._arrays import (check_scalar_kind, cuda_stream, from_host, host_copies, is_cuda, is_torch, on_device,
+                      scalar_f32, to_host)
 
 __version__: str = _core.__version__
 
@@ -143,6 +144,8 @@ class NVFP4Tensor:
         object.__setattr__(self, "nibbles", _canonical(_NIBBLE_NAMES, self.nibbles, "nibble order", "nibbles"))
         layout = _canonical(_LAYOUT_NAMES, self.scale_layout, "scale layout", "scale_layout")
         object.__setattr__(self, "scale_layout", layout)
+        if self.global_scale is not None:  # None is said where it is read ("missing")
+            check_scalar_kind(self.global_scale, "global_scale")
         try:
             rows, cols = (operator.index(v) for v in self.shape)
         except (TypeError, ValueError):
@@ -514,19 +517,21 @@ _DEVICE_BACKENDS = ("sm90", "sm120p-native", "sm120p-emulated", "sm120-native", 
 _prepared: dict = {}
 
 
-def _identity(t: Any) -> tuple:
+def _identity(t: Any, scale: Optional[str] = None) -> tuple:
+    """A cache key's part for t; `scale` names a global scale, keyed by its value (read as it is
+    everywhere, so a str is refused here too, not parsed)."""
     if is_torch(t):
         if t.is_inference():
             return ("torch", id(t), t.data_ptr())
         return ("torch", id(t), t.data_ptr(), t._version)
-    return ("value", float(np.float32(np.asarray(t).reshape(-1)[0]))) if np.asarray(t).size == 1 else ("array", id(t))
+    return ("value", scalar_f32(t, scale)) if scale is not None else ("array", id(t))
 
 
 def _prepared_weight(weight, weight_scale, weight_scale_2, k, bias_len, out_features, backend, device,
                      nibbles="hi_first"):
     cacheable = is_torch(weight)  # numpy arrays have no version to tell a changed weight by
-    key = (_identity(weight), _identity(weight_scale), _identity(weight_scale_2), k, bias_len, out_features, backend,
-           device.index, nibbles)
+    key = (_identity(weight), _identity(weight_scale), _identity(weight_scale_2, "weight_scale_2"), k, bias_len,
+           out_features, backend, device.index, nibbles)
     if cacheable:
         hit = _prepared.get(id(weight))
         if hit is not None and hit[0] == key:

@@ -91,11 +91,32 @@ def from_host(a: np.ndarray, origin: Origin, bf16: bool = False) -> Any:
     return t
 
 
+def check_scalar_kind(v: Any, name: str) -> None:
+    """Refuses, without reading its value (a CUDA tensor's would wait), a scale that is no real
+    number: float() would parse a str or bytes ("0.5" taken as 0.5), read a bool as 0 or 1 and cut
+    a complex number to its real part with a warning."""
+    if is_torch(v):
+        if v.dtype.is_complex or str(v.dtype) == "torch.bool":
+            raise TypeError(f"{name} must be a real number, got a tensor of {v.dtype}")
+        return
+    if isinstance(v, (list, tuple)):
+        v = np.asarray(v)
+    if isinstance(v, (np.ndarray, np.generic)):
+        if v.dtype.kind == "O" and v.size == 1:
+            return check_scalar_kind(v.reshape(-1)[0], name)
+        if v.dtype.kind not in "iufO":  # O of another size: the caller's size check says so
+            what = f"an array of {v.dtype}" if isinstance(v, np.ndarray) else type(v).__name__
+            raise TypeError(f"{name} must be a real number, got {what}")
+    elif isinstance(v, (str, bytes, bool, complex)):
+        raise TypeError(f"{name} must be a real number, got {type(v).__name__}")
+
+
 def scalar_f32(v: Any, name: str) -> float:
     """One float32 value (a Python number, a one-element array or tensor), as a Python float that
     holds it exactly."""
     if v is None:  # numpy would read it as NaN, which the library then calls a bad scale
         raise ValueError(f"{name} is missing (None)")
+    check_scalar_kind(v, name)
     if is_torch(v):
         if v.numel() != 1:
             raise ValueError(f"{name} must hold one value, got {v.numel()}")
@@ -109,8 +130,7 @@ def scalar_f32(v: Any, name: str) -> float:
         with np.errstate(over="ignore"):  # beyond float32 it is Inf, which the library refuses in one line
             return float(np.float32(a.reshape(-1)[0]))
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a number, got {type(v).__name__}") from None
-
+        raise TypeError(f"{name} must be a real number, got {type(v).__name__}") from None
 
 
 def is_cuda(a: Any) -> bool:

@@ -304,6 +304,40 @@ def test_wrong_argument_types_name_the_argument():
     assert np.array_equal(nx.quantize(x, pad=1).data, nx.quantize(x).data)
 
 
+def test_a_scale_must_be_a_real_number():
+    """float() parsed a str or bytes given as a scale ("0.5" was 0.5), read a bool as 1.0 and cut a
+    complex number to its real part with a warning; each is a TypeError naming the argument now."""
+    import warnings
+    from fractions import Fraction
+
+    x = random_bf16((32, 64), seed=109)
+    w, ws, s_w = _checkpoint_layer(32, 64, seed=110)
+    a, q = nx.quantize(x), nx.NVFP4Tensor(w, ws, s_w, (32, 64))
+    strings = ["0.5", np.str_("0.5"), np.array("0.5"), ["0.5"], np.array(["0.5"], dtype=object)]
+    others = [b"0.5", np.bytes_(b"0.5"), True, np.True_, np.array(True), [False], 0.5 + 0j, np.complex64(0.5),
+              np.array([0.5], np.complex128), np.array(True, dtype=object)]
+    calls = [("weight_scale_2", lambda v: nx.linear(x, w, ws, v), strings + others),
+             ("input_scale", lambda v: nx.linear(x, w, ws, s_w, input_scale=v), strings + others),
+             ("global_scale", lambda v: nx.quantize(x, v), others[:-1] + strings[2:]),  # a str is a mode's name
+             ("alpha", lambda v: nx.matmul(a, q, alpha=v), strings + others),
+             ("global_scale", lambda v: nx.NVFP4Tensor(w, ws, v, (32, 64)), strings + others)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name, call, bad in calls:
+            for v in bad:
+                with pytest.raises(TypeError, match=f"^{name} must be a real number, got ") as info:
+                    call(v)
+                assert "\n" not in str(info.value), (name, v)
+        # What was taken stays taken: Python and numpy numbers, 0-d and one-element arrays.
+        want = nx.linear(x, w, ws, 0.5)
+        for v in [0.5, np.float32(0.5), np.float64(0.5), np.float16(0.5), np.array(0.5, np.float32),
+                  np.array([0.5]), [0.5], np.array([[0.5]], np.float16), Fraction(1, 2)]:
+            assert np.array_equal(nx.linear(x, w, ws, v), want), v
+            assert np.array_equal(nx.quantize(x, v).data, nx.quantize(x, 0.5).data), v
+        for v in [1, np.int32(1), np.uint8(1), np.array([1], np.int64)]:
+            assert np.array_equal(nx.linear(x, w, ws, v), nx.linear(x, w, ws, 1.0)), v
+
+
 def test_out_features_beyond_64_bits_is_one_line():
     """The compiled module takes int64; a larger Python int was its multi-line overload TypeError."""
     x = random_bf16((32, 64))
