@@ -350,7 +350,7 @@ TEST(Cli, EmptyInputFilePathsAreRefusedAsBadInput) {
 // --global-scale takes an fp32 written in full: decimal, rounded once to the nearest fp32 (through
 // a double, 1.0000000596046448 rounded twice to 1.0), or a hex float that spells it exactly. What
 // does not parse completely, inf, nan, values beyond fp32 and negative ones are refused in one line,
-// before the input is read.
+// before the input is read; -0 too (0 is taken), whose sign reached every block scale (0xFE).
 TEST(Cli, QuantizeGlobalScaleIsAnFp32WrittenInFull) {
   std::vector<uint16_t> x(32 * 32);
   for (size_t i = 0; i < x.size(); ++i) x[i] = bf16_rn(static_cast<float>(i % 37) / 5.0f - 3.0f);
@@ -371,7 +371,8 @@ TEST(Cli, QuantizeGlobalScaleIsAnFp32WrittenInFull) {
   }
   std::filesystem::remove(out + ".json");
   for (const char* bad : {"", "nan", "inf", "-inf", "infinity", "0.5x", " 0.5", "0.5 ", "+0.5", "--1", "0x", "0x-1p3",
-                          "1e", "0x1p", "0x1p-3q", "1e39", "1e-46", "0x1p-150", "-0.5", "-0x1p-3"}) {
+                          "1e", "0x1p", "0x1p-3q", "1e39", "1e-46", "0x1p-150", "-0.5", "-0x1p-3", "-0", "-0.0",
+                          "-0x0p0", "-0e5"}) {
     // A missing input file: had the scale been read after it, the error would be the file's (exit 4).
     auto r = run("quantize --input " + tmp("gs_missing.npy") + " --out " + out + " --global-scale '" + bad + "'");
     EXPECT_EQ(r.code, 2) << "'" << bad << "': " << r.out;

@@ -212,8 +212,8 @@ def quantize(
     recipe:       ``comfy-cuda`` (comfy-kitchen's CUDA kernel, what ComfyUI runs on NVIDIA GPUs),
                   ``comfy-eager-cuda`` (its PyTorch code on a CUDA tensor), ``comfy-eager-cpu``
                   (its PyTorch code on a CPU tensor)
-    global_scale: ``dynamic`` (ComfyUI's f32(bf16(amax/2688))), ``f32`` (amax/2688), a number, or a
-                  one-element tensor (a float32 one on x's GPU is read there: see below)
+    global_scale: ``dynamic`` (ComfyUI's f32(bf16(amax/2688))), ``f32`` (amax/2688), a number (>= 0,
+                  not -0), or a one-element tensor (a float32 one on x's GPU is read there: see below)
     pad:          zero-pad rows and columns to multiples of 16 (else they must be multiples of 16)
     device:       ``cpu`` (exact emulation, any recipe) or ``gpu`` (the CUDA kernel, comfy-cuda only)
 
@@ -235,7 +235,10 @@ def quantize(
     if is_cuda(x) and recipe in ("comfy-cuda", "cuda") and _has_gpu_kernels(x.device):
         return _quantize_device(x, global_scale, nibbles, scale_layout, pad)
     xh, origin = to_host(x, "x")
-    s = _core.global_scale(xh, global_scale) if isinstance(global_scale, str) else scalar_f32(global_scale, "global_scale")
+    if isinstance(global_scale, str):
+        s = _core.global_scale(xh, global_scale)
+    else:
+        s = _quantizing_scale(global_scale, "global_scale")
     data, scales = _core.quantize(xh, s, recipe, nibbles, scale_layout, pad, device)
     return NVFP4Tensor(from_host(data, origin), from_host(scales, origin), s, (int(xh.shape[0]), int(xh.shape[1])),
                        nibbles, scale_layout)
@@ -255,7 +258,7 @@ def _quantize_device(x: Any, global_scale: Any, nibbles: str, scale_layout: str,
     elif isinstance(global_scale, str):
         s = _core.global_scale_device(xd, global_scale, stream)
     else:
-        s = scalar_f32(global_scale, "global_scale")
+        s = _quantizing_scale(global_scale, "global_scale")
     rows, cols = int(xd.shape[0]), int(xd.shape[1])
     r16, c16 = _up(rows, 16), _up(cols, 16)
     sshape = (_up(r16, 128), _up(c16 // 16, 4)) if _swizzled(scale_layout) else (r16, c16 // 16)
@@ -264,6 +267,17 @@ def _quantize_device(x: Any, global_scale: Any, nibbles: str, scale_layout: str,
     _core.quantize_device(xd, 0.0 if s_dev is not None else s, nibbles, scale_layout, pad, data, scales, stream,
                           global_scale_dev=s_dev)
     return NVFP4Tensor(data, scales, s, (rows, cols), nibbles, scale_layout)
+
+
+def _quantizing_scale(v: Any, name: str) -> float:
+    """A global scale given as a number to quantize with, as scalar_f32 reads it; -0 is refused,
+    as ``nvfp4 quantize --global-scale`` refuses it: it compares equal to 0, which the library
+    takes (docs/numerics.md §7.3: finite and >= 0), but its sign reaches every block scale (0xFE
+    where 0 writes 0x7E) and, through alpha, the sign of linear's zero outputs."""
+    s = scalar_f32(v, name)
+    if s == 0 and math.copysign(1.0, s) < 0:
+        raise ValueError(f"{name} must be >= 0 and not -0 (its sign would reach the block scales), got {s}")
+    return s
 
 
 def _device_scalar(v: Any, device: Any) -> Any:
@@ -417,8 +431,8 @@ def linear(
                     checkpoint stores N padded to 16, so a layer with N % 16 != 0 and no bias needs it.
                     It must satisfy rows - 16 < N <= rows and equal the bias length (ValueError otherwise).
     bias:           optional bf16 [N]
-    input_scale:    the activation's static fp32 global scale (a number or a one-element tensor);
-                    None = ComfyUI's dynamic f32(bf16(amax(x)/2688))
+    input_scale:    the activation's static fp32 global scale (a number or a one-element tensor; not
+                    -0); None = ComfyUI's dynamic f32(bf16(amax(x)/2688))
     backend:        ``auto`` (the fastest exact backend here), ``cpu-oracle``, or a GPU kernel name
                     (see ``available_backends()``)
     contract:       the K reduction: ``sequential`` (what the GB10's own MMA loop does) or
@@ -482,7 +496,7 @@ def linear(
     wsh, _ = to_host(weight_scale, "weight_scale")
     s_w = scalar_f32(weight_scale_2, "weight_scale_2")
     b = None if bias is None else to_host(bias, "bias")[0]
-    s_in = None if input_scale is None else scalar_f32(input_scale, "input_scale")
+    s_in = None if input_scale is None else _quantizing_scale(input_scale, "input_scale")
     if s_in is not None:  # as on the device path; _core.linear checks a dynamic s_x's alpha
         _alpha_of(s_in, s_w, "input_scale", "weight_scale_2")
     out, raw = _core.linear(x2, wh, wsh, s_w, b, s_in, backend, contract, return_raw, out_features)
@@ -571,7 +585,7 @@ def _linear_device(x, weight, weight_scale, weight_scale_2, bias, input_scale, b
     # A static input scale that is a float32 CUDA scalar on x's GPU (ComfyUI's) is read there by the
     # sm90 pre-pass; any other form is read here (a CUDA one waits for the stream).
     s_dev = None if input_scale is None else _device_scalar(input_scale, dev)
-    s_in = None if input_scale is None or s_dev is not None else scalar_f32(input_scale, "input_scale")
+    s_in = None if input_scale is None or s_dev is not None else _quantizing_scale(input_scale, "input_scale")
     if s_in is not None:  # the pre-pass would form it on the GPU and apply it unchecked
         _alpha_of(s_in, p.s_w, "input_scale", "weight_scale_2")
     m, n = int(x2.shape[0]), int(p.n)

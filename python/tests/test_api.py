@@ -338,6 +338,32 @@ def test_a_scale_must_be_a_real_number():
             assert np.array_equal(nx.linear(x, w, ws, v), nx.linear(x, w, ws, 1.0)), v
 
 
+def test_a_negative_zero_global_scale_is_refused(cli, tmp_path):
+    """-0 compares equal to 0, which quantize takes, but it wrote 0xFE block scales (no UE4M3 byte;
+    0 writes 0x7E) and, as linear's input_scale, flipped the sign of zero outputs. Refused in
+    Python as ``nvfp4 quantize --global-scale -0`` refuses it."""
+    x = random_bf16((32, 64), seed=111)
+    w, ws, s_w = _checkpoint_layer(32, 64, seed=112)
+    for v in (-0.0, np.float32(-0.0), np.array([-0.0], np.float32), -0):
+        if isinstance(v, int):  # the int -0 is 0
+            assert nx.quantize(x, v).scales.max() == 0x7E
+            continue
+        for name, call in (("global_scale", lambda: nx.quantize(x, v)),
+                           ("input_scale", lambda: nx.linear(x, w, ws, s_w, input_scale=v))):
+            with pytest.raises(ValueError, match=f"^{name} must be >= 0 and not -0 .*, got -0.0$") as info:
+                call()
+            assert "\n" not in str(info.value)
+    assert nx.quantize(x, 0.0).global_scale == 0 and nx.linear(x, w, ws, s_w, input_scale=0.0).shape == (32, 32)
+    np.save(tmp_path / "x.npy", x)
+    for g, code in (("-0", 2), ("-0.0", 2), ("-0x0p0", 2), ("0", 0)):
+        r = cli("quantize", "--input", tmp_path / "x.npy", "--out", tmp_path / "q", "--global-scale", g)
+        assert r.returncode == code, (g, r.stderr)
+        if code:
+            assert r.stderr.strip().endswith(f"not -0 (its sign would reach the block scales), got '{g}'"), r.stderr
+            assert len(r.stderr.strip().splitlines()) == 1
+    assert np.load(tmp_path / "q.scales.npy").max() == 0x7E
+
+
 def test_out_features_beyond_64_bits_is_one_line():
     """The compiled module takes int64; a larger Python int was its multi-line overload TypeError."""
     x = random_bf16((32, 64))

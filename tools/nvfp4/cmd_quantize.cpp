@@ -1,4 +1,5 @@
 // nvfp4 version / nvfp4 quantize
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -68,7 +69,7 @@ const char* kQuantizeHelp =
     "  --recipe NAME       comfy-cuda (default) | comfy-eager-cuda | comfy-eager-cpu\n"
     "  --nibbles ORDER     hi_first (default, ComfyUI) | lo_first (PTX/cuBLAS/CUTLASS)\n"
     "  --scales LAYOUT     swizzled128x4 (default) | linear\n"
-    "  --global-scale S    dynamic (default: f32(bf16(amax/2688)), as ComfyUI) | f32 (amax/2688) | an fp32 >= 0,\n"
+    "  --global-scale S    dynamic (default: f32(bf16(amax/2688)), as ComfyUI) | f32 (amax/2688) | an fp32 >= 0 (not -0),\n"
     "                      decimal (rounded to the nearest fp32) or a hex float that spells it exactly (0x1p-3)\n"
     "  --pad               zero-pad rows and columns to multiples of 16 (else they must divide)\n"
     "  --device cpu|gpu    where to quantize (gpu: comfy-cuda only)\n"
@@ -105,8 +106,13 @@ int cmd_quantize(int argc, char** argv) {
   if (gs != "dynamic" && gs != "f32") {
     auto v = args->get_f32("global-scale", 0, "dynamic, f32 or an fp32 >= 0");
     if (!v.is_ok()) return fail("quantize", v.status());
-    // A global scale is finite and >= 0 (docs/numerics.md §7); get_f32 has refused inf and nan.
+    // A global scale is finite and >= 0 (docs/numerics.md §7.3); get_f32 has refused inf and nan.
+    // -0 compares equal to 0 but is no zero scale: its sign reaches every block scale (0xFE, where
+    // 0 writes 448 = 0x7E, no UE4M3 byte) and the file's global_scale_bits.
     if (v.value() < 0) return fail("quantize", invalid_argument("--global-scale must be >= 0, got '" + printable(gs) + "'"));
+    if (std::signbit(v.value()))
+      return fail("quantize", invalid_argument("--global-scale must be >= 0 and not -0 (its sign would reach the block "
+                                               "scales), got '" + printable(gs) + "'"));
     given_scale = v.value();
   }
 
