@@ -6,12 +6,16 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "cli_run.hpp"
 #include "nvfp4/cublaslt.hpp"
 #include "nvfp4/cuda.hpp"
 #include "nvfp4/io.hpp"
 #include "nvfp4/quant.hpp"
+#include "nvfp4/validate.hpp"
 
 using namespace nvfp4;
 
@@ -490,4 +494,44 @@ TEST(Cli, VersionHelpIsHelp) {
   EXPECT_EQ(h.out.rfind("usage: nvfp4 version", 0), 0u) << h.out;
   auto q = run("quantize-checkpoint --help");
   EXPECT_NE(q.out.find("[--threads N]"), std::string::npos) << q.out;
+}
+
+// validate refuses a native backend on another GPU before computing anything. Its message said
+// "compute capability 9.0" and "SM120/SM121" beside checks of the major alone (9, 12); now both
+// come from one row: the capability a refusal names is the one the check takes, the device's own
+// is named too, and the emulated backend it suggests runs there. Without a GPU, on made-up devices.
+TEST(Cli, ValidateNativeBackendRefusalNamesTheCapabilityItChecks) {
+  const std::vector<std::pair<int, int>> ccs = {{7, 5}, {8, 9}, {9, 0}, {9, 1}, {10, 0}, {12, 0}, {12, 1}, {12, 2}};
+  const std::map<std::string, int> native = {{"sm90", 9},           {"sm90-stream", 9},
+                                             {"sm120-native", 12},  {"sm120-stream-native", 12},
+                                             {"sm120p-native", 12}, {"sm120p-stream-native", 12}};
+  for (const char* name : {"cpu-oracle", "cpu-reference", "sm90", "sm90-stream", "gpu-model", "sm120-emulated",
+                           "sm120-native", "sm120-stream-emulated", "sm120-stream-native", "sm120p-emulated",
+                           "sm120p-native", "sm120p-stream-emulated", "sm120p-stream-native", "cublaslt"}) {
+    ASSERT_TRUE(parse_backend(name).is_ok()) << name;
+    const auto it = native.find(name);
+    for (const auto& [major, minor] : ccs) {
+      DeviceInfo dev;
+      dev.name = "GPU " + std::to_string(major) + std::to_string(minor);
+      dev.cc_major = major;
+      dev.cc_minor = minor;
+      const Status st = check_backend_device(name, dev);
+      // The rule itself is unchanged: the major alone decides.
+      EXPECT_EQ(st.is_ok(), it == native.end() || it->second == major) << name << " on " << dev.name;
+      if (st.is_ok()) continue;
+      const std::string& m = st.message();
+      EXPECT_EQ(st.code(), ErrorCode::kUnsupported) << m;
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+      EXPECT_NE(m.find("compute capability " + std::to_string(it->second) + ".x)"), std::string::npos) << m;
+      EXPECT_NE(m.find("this is " + dev.name + " (" + std::to_string(major) + "." + std::to_string(minor) + ")"),
+                std::string::npos) << m;
+      const auto use = m.find(": use ");
+      EXPECT_EQ(use != std::string::npos, std::string(name).find("native") != std::string::npos) << m;
+      if (use != std::string::npos) {
+        const std::string instead = m.substr(use + 6);
+        EXPECT_TRUE(parse_backend(instead).is_ok()) << m;
+        EXPECT_TRUE(check_backend_device(instead, dev).is_ok()) << m;
+      }
+    }
+  }
 }

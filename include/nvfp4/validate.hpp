@@ -72,6 +72,12 @@ struct Backend {
 // "name" or "name@contract"; a contract on cpu-reference or cublaslt (which run their own) is refused.
 Result<Backend> parse_backend(const std::string& s);
 
+struct DeviceInfo;
+// Whether backend `backend` (a parse_backend name) runs on GPU `dev`: a native kernel needs its
+// architecture (a compute capability major), the others run anywhere. kUnsupported otherwise, in
+// one line naming the capability the check asks for and the device's.
+Status check_backend_device(const std::string& backend, const DeviceInfo& dev);
+
 struct ValidateOptions {
   int64_t rows = 128;
   std::vector<LinearShape> linears = minimax_h3_linears();

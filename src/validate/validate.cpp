@@ -47,6 +47,42 @@ Result<Backend> parse_backend(const std::string& s) {
 
 namespace {
 
+// The backends whose kernels run on one GPU architecture, told by its compute capability major:
+// the check and its refusal read the same row, so the message cannot name another capability.
+struct NativeArch {
+  int cc_major;
+  const char* gpus;  // that architecture's GPUs, in words
+};
+constexpr NativeArch kHopper{9, "a Hopper"};
+constexpr NativeArch kSm12x{12, "a Blackwell RTX or GB10"};
+struct NativeBackend {
+  const char* name;
+  const NativeArch* arch;
+  const char* instead;  // the emulated backend that runs on any GPU, or null
+};
+constexpr NativeBackend kNativeBackends[] = {
+    {"sm90", &kHopper, nullptr},
+    {"sm90-stream", &kHopper, nullptr},
+    {"sm120-native", &kSm12x, "sm120-emulated"},
+    {"sm120-stream-native", &kSm12x, "sm120-stream-emulated"},
+    {"sm120p-native", &kSm12x, "sm120p-emulated"},
+    {"sm120p-stream-native", &kSm12x, "sm120p-stream-emulated"},
+};
+
+}  // namespace
+
+Status check_backend_device(const std::string& backend, const DeviceInfo& dev) {
+  for (const NativeBackend& b : kNativeBackends) {
+    if (backend != b.name || dev.cc_major == b.arch->cc_major) continue;
+    return unsupported(backend + " needs " + b.arch->gpus + " GPU (compute capability " + std::to_string(b.arch->cc_major) +
+                       ".x); this is " + dev.name + " (" + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
+                       ")" + (b.instead ? std::string(": use ") + b.instead : std::string()));
+  }
+  return Status::ok();
+}
+
+namespace {
+
 // The GPU kernel behind a GPU backend name (streaming names included); not ok for CPU and cuBLASLt.
 Result<GpuGemmKernel> side_kernel(const Backend& b) {
   if (b.name == "sm120-stream-native") return GpuGemmKernel::kSm120Native;
@@ -488,13 +524,7 @@ Result<ValidateReport> run_validate(const ValidateOptions& opt_in) {
       continue;
     }
     NVFP4_ASSIGN_OR_RETURN(DeviceInfo dev, cuda_device());
-    if ((b.name == "sm90" || b.name == "sm90-stream") && dev.cc_major != 9)
-      return unsupported(b.name + " needs a Hopper GPU (compute capability 9.0); this is " + dev.name);
-    if ((b.name == "sm120-native" || b.name == "sm120-stream-native" || b.name == "sm120p-native" ||
-         b.name == "sm120p-stream-native") &&
-        dev.cc_major != 12)
-      return unsupported(b.name + " needs an SM120/SM121 GPU; this is " + dev.name + " (use " +
-                         b.name.substr(0, b.name.size() - 6) + "emulated)");
+    NVFP4_TRY(check_backend_device(b.name, dev));
   }
   NVFP4_TRY(make_dirs(opt.out_dir));
   // The reports are all or none: each is written to an unnamed file as soon as it is made, and the
