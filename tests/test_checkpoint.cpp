@@ -163,6 +163,10 @@ TEST(Checkpoint, RefusesBrokenNvfp4Layers) {
       {"scale_2_dtype", [&](Blobs& b, auto&) { *blob_at(b, L + ".weight_scale_2") = blob(StDtype::kF16, {}, std::vector<uint16_t>{0x3c00}); },
        L + ".weight_scale_2", "expected F32"},
       {"scale_2_nan", [&](Blobs& b, auto&) { *blob_at(b, L + ".weight_scale_2") = f32_blob(std::nanf("")); }, L + ".weight_scale_2", "not finite"},
+      // -0 compares equal to 0 (taken, below) but would carry its sign into alpha.
+      {"scale_2_neg_zero", [&](Blobs& b, auto&) { *blob_at(b, L + ".weight_scale_2") = f32_blob(-0.0f); }, L + ".weight_scale_2",
+       "global scale must be >= 0 and not -0 (its sign would reach alpha and the sign of every output), got -0"},
+      {"input_scale_neg_zero", [&](Blobs& b, auto&) { b.push_back({L + ".input_scale", f32_blob(-0.0f)}); }, L + ".input_scale", "not finite and > 0"},
       {"input_scale_zero", [&](Blobs& b, auto&) { b.push_back({L + ".input_scale", f32_blob(0.0f)}); }, L + ".input_scale", "not finite and > 0"},
       {"bias_len", [&](Blobs& b, auto&) { b.push_back({L + ".bias", blob(StDtype::kF32, {7}, std::vector<float>(7))}); }, L + ".bias", "roundup(L, 16) = 32"},
       {"pre_quant_u8", [&](Blobs& b, auto&) { b.push_back({L + ".pre_quant_scale", Blob{StDtype::kU8, {64}, std::vector<uint8_t>(64)}}); },
@@ -188,6 +192,16 @@ TEST(Checkpoint, RefusesBrokenNvfp4Layers) {
     EXPECT_EQ(r.code, 2) << c.name << ": " << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << c.name << ": " << r.out;
   }
+  // A weight_scale_2 of +0 (an all-zero weight) stays a valid layer.
+  Blobs z = nvfp4_layer(L, 32, 64, 5);
+  *blob_at(z, L + ".weight_scale_2") = f32_blob(0.0f);
+  const std::string zp = tmp("zero_scale_2.safetensors");
+  ASSERT_TRUE(write_blobs(zp, z).is_ok());
+  auto zf = SafetensorsFile::open(zp);
+  ASSERT_TRUE(zf.is_ok()) << zf.status().message();
+  auto zl = checkpoint_layer(zf.value(), L);
+  ASSERT_TRUE(zl.is_ok()) << zl.status().message();
+  EXPECT_EQ(f32_bits(zl->weight_scale_2), 0u);
 }
 
 // Names come from the file: one holding a newline must not split an error over two lines.

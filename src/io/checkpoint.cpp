@@ -93,6 +93,10 @@ Status check_nvfp4(const SafetensorsFile& f, CheckpointLayer& l) {
   NVFP4_ASSIGN_OR_RETURN(l.weight_scale_2, f32_scalar(f, s2n));
   if (!std::isfinite(l.weight_scale_2) || l.weight_scale_2 < 0)
     return bad(f, s2n, "global scale " + std::to_string(l.weight_scale_2) + " is not finite and >= 0");
+  // -0 compares equal to 0, which is taken, but it is no zero scale: its sign reaches alpha and
+  // through it the sign of every output, which is why nvfp4 quantize --global-scale refuses -0 too.
+  if (std::signbit(l.weight_scale_2))
+    return bad(f, s2n, "global scale must be >= 0 and not -0 (its sign would reach alpha and the sign of every output), got -0");
 
   if (f.find(L + ".input_scale")) {
     NVFP4_ASSIGN_OR_RETURN(l.input_scale, f32_scalar(f, L + ".input_scale"));
