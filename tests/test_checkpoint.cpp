@@ -551,6 +551,42 @@ TEST(Checkpoint, ValidateARealLayer) {
   }
 }
 
+// Two finite scales whose product overflows: every GEMM would apply alpha = Inf, all outputs Inf or
+// NaN, and validate compared them as equal (PASS). Reading the layer refuses it, in Python's words.
+TEST(Checkpoint, RefusesAStaticInputScaleWhoseAlphaOverflows) {
+  Blobs b = nvfp4_layer("blk.fc", 32, 64, 10);
+  *blob_at(b, "blk.fc.weight_scale_2") = f32_blob(10.0f);
+  b.push_back({"blk.fc.input_scale", f32_blob(3e38f)});
+  const std::string path = tmp("alpha_overflow.safetensors");
+  ASSERT_TRUE(write_blobs(path, b).is_ok());
+  const std::string want = "'" + path + "': layer 'blk.fc': alpha = f32(input_scale * weight_scale_2) must be finite, got inf (3.00000001e+38 * 10)";
+  auto f = SafetensorsFile::open(path);
+  ASSERT_TRUE(f.is_ok()) << f.status().message();
+  auto l = checkpoint_layer(f.value(), "blk.fc");
+  ASSERT_FALSE(l.is_ok());
+  EXPECT_EQ(l.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(l.status().message(), want);
+  EXPECT_FALSE(checkpoint_layers(f.value()).is_ok());
+  auto p = prepare_checkpoint_layer(path, "blk.fc", 8, 1, "");
+  ASSERT_FALSE(p.is_ok());
+  EXPECT_EQ(p.status().message(), want);
+  for (const std::string& cmd : {"validate --checkpoint " + path + " --layer blk.fc --rows 8 --candidate cpu-oracle --quiet --out " + tmp("alpha_val"),
+                                 "inspect " + path}) {
+    auto r = run(cmd);
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find(want), std::string::npos) << cmd << ": " << r.out;
+  }
+  // Scales whose product stays finite are taken, however large.
+  *blob_at(b, "blk.fc.weight_scale_2") = f32_blob(1.0f);
+  ASSERT_TRUE(write_blobs(path, b).is_ok());
+  auto g = SafetensorsFile::open(path);
+  ASSERT_TRUE(g.is_ok()) << g.status().message();
+  auto ok = checkpoint_layer(g.value(), "blk.fc");
+  ASSERT_TRUE(ok.is_ok()) << ok.status().message();
+  EXPECT_EQ(ok->input_scale, 3e38f);
+}
+
 // A checkpoint layer's K is known only once the file is read: GPU sides with a contract are checked
 // against it then (they were refused with "GEMM K must be positive"), and its footprint is checked
 // before the outputs are allocated.

@@ -36,8 +36,8 @@ struct CheckpointLayer {
 // comfy_quant not a U8 JSON object with a string "format", _quantization_metadata not JSON with a
 // "layers" object, a listed layer without tensors; for NVFP4: weight not U8 2-D with even columns,
 // weight_scale not F8_E4M3/U8 [roundup(n16,128)][roundup(k16/16,4)], weight_scale_2 missing, not
-// F32 [] or [1], or not finite and >= 0, or -0; input_scale not F32 []/[1] finite > 0; bias or
-// pre_quant_scale of the wrong length or dtype.
+// F32 [] or [1], or not finite and >= 0, or -0; input_scale not F32 []/[1] finite > 0, or
+// f32(input_scale * weight_scale_2) not finite; bias or pre_quant_scale of the wrong length or dtype.
 Result<std::vector<CheckpointLayer>> checkpoint_layers(const SafetensorsFile& f);
 Result<CheckpointLayer> checkpoint_layer(const SafetensorsFile& f, const std::string& name);
 

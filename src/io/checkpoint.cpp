@@ -102,6 +102,16 @@ Status check_nvfp4(const SafetensorsFile& f, CheckpointLayer& l) {
     NVFP4_ASSIGN_OR_RETURN(l.input_scale, f32_scalar(f, L + ".input_scale"));
     if (!std::isfinite(l.input_scale) || !(l.input_scale > 0))
       return bad(f, L + ".input_scale", "static activation scale " + std::to_string(l.input_scale) + " is not finite and > 0");
+    // Two finite scales can overflow their product, and every GEMM would apply that alpha: all
+    // outputs Inf or NaN, which validate would even report as equal. Python's linear refuses the
+    // same layer in these words.
+    const float alpha = l.input_scale * l.weight_scale_2;
+    if (!std::isfinite(alpha)) {
+      char why[160];
+      std::snprintf(why, sizeof why, "alpha = f32(input_scale * weight_scale_2) must be finite, got %g (%.9g * %.9g)",
+                    static_cast<double>(alpha), static_cast<double>(l.input_scale), static_cast<double>(l.weight_scale_2));
+      return invalid_argument("'" + f.path() + "': layer '" + st_printable(L) + "': " + why);
+    }
     l.has_input_scale = true;
   }
   // A 1-D float vector whose length rounds up to the padded dimension: it gives the logical size.
