@@ -587,6 +587,51 @@ TEST(Checkpoint, RefusesAStaticInputScaleWhoseAlphaOverflows) {
   EXPECT_EQ(ok->input_scale, 3e38f);
 }
 
+// Without an input_scale the activation's dynamic s_x meets weight_scale_2 only in validate (and
+// explain): a large activation and a large, finite weight_scale_2 overflowed alpha there, both
+// sides applied Inf and validate reported PASS. The checkpoint layer and the same arrays given as
+// --inputs .npy files are refused, naming both values.
+TEST(Checkpoint, ValidateRefusesAnAlphaThatOverflowsWithTheDynamicScale) {
+  Blobs b = nvfp4_layer("blk.fc", 32, 64, 10);
+  *blob_at(b, "blk.fc.weight_scale_2") = f32_blob(3e38f);
+  const std::string path = tmp("dyn_alpha.safetensors");
+  ASSERT_TRUE(write_blobs(path, b).is_ok());
+  std::vector<uint16_t> x(4 * 64, bf16_rn(1e30f));
+  const std::string xp = tmp("dyn_alpha_x.npy");
+  ASSERT_TRUE(write_npy(xp, "u2", {4, 64}, x.data(), x.size() * 2).is_ok());
+  const float s_x = global_scale_dynamic(x.data(), static_cast<int64_t>(x.size()));
+  char vals[80];
+  std::snprintf(vals, sizeof vals, "got inf (%.9g * 3.00000001e+38)", static_cast<double>(s_x));
+  const std::string want = "'" + path + "': layer 'blk.fc': alpha = f32(s_x (x's dynamic scale) * weight_scale_2) must be finite, " + vals;
+  auto p = prepare_checkpoint_layer(path, "blk.fc", 0, 1, xp);
+  ASSERT_FALSE(p.is_ok());
+  EXPECT_EQ(p.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(p.status().message(), want);
+  auto r = run("validate --checkpoint " + path + " --layer blk.fc --inputs " + xp + " --candidate cpu-oracle --quiet --out " + tmp("dyn_val"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
+  // The same layer as --inputs arrays (<name>.weight.npy, .weight_scale.npy, .weight_scale_2.npy).
+  const std::string dir = tmp("dyn_alpha_inputs");
+  std::filesystem::create_directories(dir);
+  const float s2 = 3e38f;
+  const auto& wq = blob_at(b, "blk.fc.weight")->bytes;
+  const auto& sq = blob_at(b, "blk.fc.weight_scale")->bytes;
+  ASSERT_TRUE(write_npy(dir + "/fc.x.npy", "u2", {4, 64}, x.data(), x.size() * 2).is_ok());
+  ASSERT_TRUE(write_npy(dir + "/fc.weight.npy", "u1", {32, 32}, wq.data(), wq.size()).is_ok());
+  ASSERT_TRUE(write_npy(dir + "/fc.weight_scale.npy", "u1", {128, 4}, sq.data(), sq.size()).is_ok());
+  ASSERT_TRUE(write_npy(dir + "/fc.weight_scale_2.npy", "f4", {}, &s2, 4).is_ok());
+  auto q = prepare_layer(LinearShape{"fc", 32, 64}, 0, 1, dir);
+  ASSERT_FALSE(q.is_ok());
+  EXPECT_EQ(q.status().message(), std::string("linear 'fc': alpha = f32(s_x (x's dynamic scale) * weight_scale_2) must be finite, ") + vals);
+  // A moderate activation gives a finite alpha with the same weight: taken.
+  std::vector<uint16_t> small(4 * 64, bf16_rn(1.0f));
+  ASSERT_TRUE(write_npy(xp, "u2", {4, 64}, small.data(), small.size() * 2).is_ok());
+  auto ok = prepare_checkpoint_layer(path, "blk.fc", 0, 1, xp);
+  ASSERT_TRUE(ok.is_ok()) << ok.status().message();
+  EXPECT_EQ(f32_bits(ok->alpha), f32_bits(ok->s_x * 3e38f));
+}
+
 // A checkpoint layer's K is known only once the file is read: GPU sides with a contract are checked
 // against it then (they were refused with "GEMM K must be positive"), and its footprint is checked
 // before the outputs are allocated.
