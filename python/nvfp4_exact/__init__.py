@@ -269,15 +269,21 @@ def _quantize_device(x: Any, global_scale: Any, nibbles: str, scale_layout: str,
     return NVFP4Tensor(data, scales, s, (rows, cols), nibbles, scale_layout)
 
 
-def _quantizing_scale(v: Any, name: str) -> float:
-    """A global scale given as a number to quantize with, as scalar_f32 reads it; -0 is refused,
-    as ``nvfp4 quantize --global-scale`` refuses it: it compares equal to 0, which the library
-    takes (docs/numerics.md §7.3: finite and >= 0), but its sign reaches every block scale (0xFE
-    where 0 writes 0x7E) and, through alpha, the sign of linear's zero outputs."""
+def _quantizing_scale(v: Any, name: str, reaches: str = "the block scales") -> float:
+    """A global scale given as a number, as scalar_f32 reads it; -0 is refused, as
+    ``nvfp4 quantize --global-scale`` and a checkpoint's weight_scale_2 refuse it: it compares equal
+    to 0, which the library takes (docs/numerics.md §7.3: finite and >= 0), but its sign reaches
+    every block scale (0xFE where 0 writes 0x7E) of a quantization and, through alpha, the sign of
+    linear's outputs."""
     s = scalar_f32(v, name)
     if s == 0 and math.copysign(1.0, s) < 0:
-        raise ValueError(f"{name} must be >= 0 and not -0 (its sign would reach the block scales), got {s}")
+        raise ValueError(f"{name} must be >= 0 and not -0 (its sign would reach {reaches}), got {s}")
     return s
+
+
+def _weight_global_scale(v: Any) -> float:
+    """linear's weight_scale_2, refused at -0 in the words of the checkpoint reader."""
+    return _quantizing_scale(v, "weight_scale_2", "alpha and the sign of every output")
 
 
 def _device_scalar(v: Any, device: Any) -> Any:
@@ -426,7 +432,7 @@ def linear(
     x:              bf16 activation [..., K]
     weight:         uint8 [roundup(N,16)][roundup(K,16)/2], hi_first codes (the checkpoint's ``weight``)
     weight_scale:   UE4M3 [roundup(N,128)][roundup(K/16,4)] swizzled (``weight_scale``; uint8 or float8_e4m3fn)
-    weight_scale_2: the weight's fp32 global scale (``weight_scale_2``)
+    weight_scale_2: the weight's fp32 global scale (``weight_scale_2``; finite and >= 0, not -0)
     out_features:   N; default: the bias length when there is a bias, else the weight's rows. A
                     checkpoint stores N padded to 16, so a layer with N % 16 != 0 and no bias needs it.
                     It must satisfy rows - 16 < N <= rows and equal the bias length (ValueError otherwise).
@@ -494,7 +500,7 @@ def linear(
     x2 = xh.reshape(math.prod(lead), int(xh.shape[-1]))
     wh, _ = to_host(weight, "weight")
     wsh, _ = to_host(weight_scale, "weight_scale")
-    s_w = scalar_f32(weight_scale_2, "weight_scale_2")
+    s_w = _weight_global_scale(weight_scale_2)
     b = None if bias is None else to_host(bias, "bias")[0]
     s_in = None if input_scale is None else _quantizing_scale(input_scale, "input_scale")
     if s_in is not None:  # as on the device path; _core.linear checks a dynamic s_x's alpha
@@ -550,7 +556,7 @@ def _prepared_weight(weight, weight_scale, weight_scale_2, k, bias_len, out_feat
         hit = _prepared.get(id(weight))
         if hit is not None and hit[0] == key:
             return hit[1]
-    s_w = scalar_f32(weight_scale_2, "weight_scale_2")
+    s_w = _weight_global_scale(weight_scale_2)
     if is_cuda(weight) and weight.device == device:
         # Prepacked on the GPU from the weight's own memory (the library's prepack kernel).
         p = _core.prepare_weight_device(on_device(weight, device, "weight"), on_device(weight_scale, device, "weight_scale"),

@@ -353,6 +353,12 @@ def test_a_negative_zero_global_scale_is_refused(cli, tmp_path):
             with pytest.raises(ValueError, match=f"^{name} must be >= 0 and not -0 .*, got -0.0$") as info:
                 call()
             assert "\n" not in str(info.value)
+    # A weight_scale_2 of -0 reached alpha and the sign of every output; a checkpoint's is refused.
+    for v in (-0.0, np.float32(-0.0), np.array([-0.0], np.float32)):
+        with pytest.raises(ValueError, match=r"^weight_scale_2 must be >= 0 and not -0 \(its sign would reach alpha "
+                                             r"and the sign of every output\), got -0.0$"):
+            nx.linear(x, w, ws, v)
+    assert nx.linear(x, w, ws, 0.0).shape == (32, 32)
     assert nx.quantize(x, 0.0).global_scale == 0 and nx.linear(x, w, ws, s_w, input_scale=0.0).shape == (32, 32)
     np.save(tmp_path / "x.npy", x)
     for g, code in (("-0", 2), ("-0.0", 2), ("-0x0p0", 2), ("0", 0)):
