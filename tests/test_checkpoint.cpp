@@ -632,6 +632,36 @@ TEST(Checkpoint, ValidateRefusesAnAlphaThatOverflowsWithTheDynamicScale) {
   EXPECT_EQ(f32_bits(ok->alpha), f32_bits(ok->s_x * 3e38f));
 }
 
+// validate's --inputs arrays took any finite weight_scale_2.npy, a negative one or -0 included,
+// which the checkpoint reader refuses (one rule, weight_global_scale_problem).
+TEST(Checkpoint, InputsArraysTakeTheCheckpointsRuleForWeightScale2) {
+  Blobs b = nvfp4_layer("blk.fc", 32, 64, 11);
+  const std::string dir = tmp("s2_rule_inputs");
+  std::filesystem::create_directories(dir);
+  std::vector<uint16_t> x(4 * 64, bf16_rn(1.0f));
+  const auto& wq = blob_at(b, "blk.fc.weight")->bytes;
+  const auto& sq = blob_at(b, "blk.fc.weight_scale")->bytes;
+  ASSERT_TRUE(write_npy(dir + "/fc.x.npy", "u2", {4, 64}, x.data(), x.size() * 2).is_ok());
+  ASSERT_TRUE(write_npy(dir + "/fc.weight.npy", "u1", {32, 32}, wq.data(), wq.size()).is_ok());
+  ASSERT_TRUE(write_npy(dir + "/fc.weight_scale.npy", "u1", {128, 4}, sq.data(), sq.size()).is_ok());
+  const std::string p2 = dir + "/fc.weight_scale_2.npy";
+  for (const float s2 : {-0.0f, -1.0f}) {
+    ASSERT_TRUE(write_npy(p2, "f4", {}, &s2, 4).is_ok());
+    auto q = prepare_layer(LinearShape{"fc", 32, 64}, 0, 1, dir);
+    ASSERT_FALSE(q.is_ok());
+    EXPECT_EQ(q.status().code(), ErrorCode::kInvalidArgument);
+    EXPECT_EQ(q.status().message(), "'" + p2 + "': " + weight_global_scale_problem(s2));
+    auto r = run("validate --inputs " + dir + " --shapes fc:32:64 --candidate cpu-oracle --quiet --out " + tmp("s2_rule_val"));
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  }
+  EXPECT_NE(weight_global_scale_problem(-0.0f).find("not -0"), std::string::npos);
+  EXPECT_TRUE(weight_global_scale_problem(0.0f).empty());
+  const float zero = 0.0f;
+  ASSERT_TRUE(write_npy(p2, "f4", {}, &zero, 4).is_ok());
+  EXPECT_TRUE(prepare_layer(LinearShape{"fc", 32, 64}, 0, 1, dir).is_ok());
+}
+
 // A checkpoint layer's K is known only once the file is read: GPU sides with a contract are checked
 // against it then (they were refused with "GEMM K must be positive"), and its footprint is checked
 // before the outputs are allocated.

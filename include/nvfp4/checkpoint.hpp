@@ -32,6 +32,11 @@ struct CheckpointLayer {
   bool has_bias = false, has_pre_quant_scale = false;
 };
 
+// Why v cannot be an NVFP4 weight's global scale (weight_scale_2), or empty if it can: it must be
+// finite and >= 0, and not -0 (docs/numerics.md §7.3). The checkpoint reader and validate's --inputs
+// arrays both apply it.
+std::string weight_global_scale_problem(float v);
+
 // Every quantized layer of the file, sorted by name. Errors name the file, the tensor and the rule:
 // comfy_quant not a U8 JSON object with a string "format", _quantization_metadata not JSON with a
 // "layers" object, a listed layer without tensors; for NVFP4: weight not U8 2-D with even columns,

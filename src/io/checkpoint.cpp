@@ -43,6 +43,18 @@ std::string shape_str(const std::vector<int64_t>& s) {
 
 bool is_float(StDtype d) { return d == StDtype::kF32 || d == StDtype::kF16 || d == StDtype::kBF16; }
 
+}  // namespace
+
+std::string weight_global_scale_problem(float v) {
+  if (!std::isfinite(v) || v < 0) return "global scale " + std::to_string(v) + " is not finite and >= 0";
+  // -0 compares equal to 0, which is taken, but it is no zero scale: its sign reaches alpha and
+  // through it the sign of every output, which is why nvfp4 quantize --global-scale refuses -0 too.
+  if (std::signbit(v)) return "global scale must be >= 0 and not -0 (its sign would reach alpha and the sign of every output), got -0";
+  return {};
+}
+
+namespace {
+
 // One fp32 scalar stored as [] or [1].
 Result<float> f32_scalar(const SafetensorsFile& f, const std::string& name) {
   const StTensor* t = f.find(name);
@@ -91,12 +103,7 @@ Status check_nvfp4(const SafetensorsFile& f, CheckpointLayer& l) {
   const std::string s2n = L + ".weight_scale_2";
   if (!f.find(s2n)) return bad(f, s2n, "missing (NVFP4 layer '" + st_printable(L) + "' needs its fp32 global scale)");
   NVFP4_ASSIGN_OR_RETURN(l.weight_scale_2, f32_scalar(f, s2n));
-  if (!std::isfinite(l.weight_scale_2) || l.weight_scale_2 < 0)
-    return bad(f, s2n, "global scale " + std::to_string(l.weight_scale_2) + " is not finite and >= 0");
-  // -0 compares equal to 0, which is taken, but it is no zero scale: its sign reaches alpha and
-  // through it the sign of every output, which is why nvfp4 quantize --global-scale refuses -0 too.
-  if (std::signbit(l.weight_scale_2))
-    return bad(f, s2n, "global scale must be >= 0 and not -0 (its sign would reach alpha and the sign of every output), got -0");
+  if (std::string why = weight_global_scale_problem(l.weight_scale_2); !why.empty()) return bad(f, s2n, why);
 
   if (f.find(L + ".input_scale")) {
     NVFP4_ASSIGN_OR_RETURN(l.input_scale, f32_scalar(f, L + ".input_scale"));

@@ -387,6 +387,7 @@ Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t 
       if (as2.dtype != "f4" || as2.bytes.size() != 4) return invalid_argument("'" + ps2 + "' must hold one float32");
       float s_w;
       std::memcpy(&s_w, as2.bytes.data(), 4);
+      if (std::string why = weight_global_scale_problem(s_w); !why.empty()) return invalid_argument("'" + ps2 + "': " + why);
       NVFP4_ASSIGN_OR_RETURN(p.w, Tensor::make(l.n, l.k, NibbleOrder::kHiFirst, ScaleLayout::kSwizzled128x4, s_w,
                                                std::move(aq.bytes), std::move(as.bytes)));
       p.s_w = s_w;
