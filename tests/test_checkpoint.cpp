@@ -657,6 +657,8 @@ TEST(Checkpoint, InputsArraysTakeTheCheckpointsRuleForWeightScale2) {
   }
   EXPECT_NE(weight_global_scale_problem(-0.0f).find("not -0"), std::string::npos);
   EXPECT_TRUE(weight_global_scale_problem(0.0f).empty());
+  // The value as it is, not std::to_string's six decimals (which printed -1e-30 as -0.000000).
+  EXPECT_EQ(weight_global_scale_problem(-1e-30f), "global scale -1e-30 is not finite and >= 0");
   const float zero = 0.0f;
   ASSERT_TRUE(write_npy(p2, "f4", {}, &zero, 4).is_ok());
   EXPECT_TRUE(prepare_layer(LinearShape{"fc", 32, 64}, 0, 1, dir).is_ok());

@@ -45,8 +45,17 @@ bool is_float(StDtype d) { return d == StDtype::kF32 || d == StDtype::kF16 || d 
 
 }  // namespace
 
+namespace {
+// A scale as it is (std::to_string prints 1e-30 as 0.000000 and -1e-30 as -0.000000).
+std::string scale_str(float v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.9g", static_cast<double>(v));
+  return b;
+}
+}  // namespace
+
 std::string weight_global_scale_problem(float v) {
-  if (!std::isfinite(v) || v < 0) return "global scale " + std::to_string(v) + " is not finite and >= 0";
+  if (!std::isfinite(v) || v < 0) return "global scale " + scale_str(v) + " is not finite and >= 0";
   // -0 compares equal to 0, which is taken, but it is no zero scale: its sign reaches alpha and
   // through it the sign of every output, which is why nvfp4 quantize --global-scale refuses -0 too.
   if (std::signbit(v)) return "global scale must be >= 0 and not -0 (its sign would reach alpha and the sign of every output), got -0";
@@ -108,7 +117,7 @@ Status check_nvfp4(const SafetensorsFile& f, CheckpointLayer& l) {
   if (f.find(L + ".input_scale")) {
     NVFP4_ASSIGN_OR_RETURN(l.input_scale, f32_scalar(f, L + ".input_scale"));
     if (!std::isfinite(l.input_scale) || !(l.input_scale > 0))
-      return bad(f, L + ".input_scale", "static activation scale " + std::to_string(l.input_scale) + " is not finite and > 0");
+      return bad(f, L + ".input_scale", "static activation scale " + scale_str(l.input_scale) + " is not finite and > 0");
     // Two finite scales can overflow their product, and every GEMM would apply that alpha: all
     // outputs Inf or NaN, which validate would even report as equal. Python's linear refuses the
     // same layer in these words.
