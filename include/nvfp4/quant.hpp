@@ -34,6 +34,11 @@ Result<Tensor> quantize(const uint16_t* x, int64_t rows, int64_t cols, float glo
 uint16_t amax_bf16(const uint16_t* x, int64_t n);
 float global_scale_dynamic(const uint16_t* x, int64_t n);  // f32(bf16_rn(f32(amax) * fl32(1/2688)))
 float global_scale_f32(const uint16_t* x, int64_t n);      // f32(amax) / 2688 in fp32
+// A linear's alpha = f32_rn(s_x * s_w) (§2.4), refused unless finite: two finite scales can overflow
+// it, and a GEMM would apply it, every output Inf or NaN (which two sides would even compare equal).
+// The message names the operands as x_name and w_name ("alpha = f32(input_scale * weight_scale_2)
+// must be finite, got inf (a * b)"); callers put their context in front. Python uses the same words.
+Result<float> finite_alpha(float s_x, float s_w, const char* x_name, const char* w_name);
 
 enum class DequantRecipe : uint8_t {
   kComfyCuda,   // bf16_rn(fmul_ftz(fmul_ftz(s, sf), v))

@@ -277,21 +277,19 @@ GemmResultPy py_linear(const HostArray& x, const HostArray& weight, const HostAr
   {
     nb::gil_scoped_release unlocked;
     const float s_x = input_scale ? *input_scale : global_scale_dynamic(px, m * k);
-    const float alpha = s_x * weight_scale_2;
     QuantizeOptions qo;
     qo.pad = true;
-    if (std::isfinite(s_x) && !std::isfinite(alpha)) {
-      // Two finite scales (make_tensor has refused another weight_scale_2) whose product overflows:
-      // the GEMM would apply it, every output NaN or Inf. Python refuses a static input_scale's in
-      // the same words before calling; the dynamic s_x is known here only.
-      char why[160];
-      std::snprintf(why, sizeof why, "alpha = f32(%s * weight_scale_2) must be finite, got %g (%.9g * %.9g)",
-                    input_scale ? "input_scale" : "s_x (x's dynamic scale)", alpha, s_x, weight_scale_2);
-      g = invalid_argument(why);
+    // Two finite scales (make_tensor has refused another weight_scale_2) whose product overflows
+    // are refused. Python refuses a static input_scale's before calling; the dynamic s_x is known
+    // here only. A non-finite s_x is the quantizer's to refuse, in its own words.
+    Result<float> alpha = finite_alpha(s_x, weight_scale_2, input_scale ? "input_scale" : "s_x (x's dynamic scale)",
+                                       "weight_scale_2");
+    if (std::isfinite(s_x) && !alpha.is_ok()) {
+      g = alpha.status();
     } else if (auto a = quantize(px, m, k, s_x, qo); !a.is_ok()) {
       g = a.status();
     } else {
-      g = gemm(a.value(), w, alpha, b, backend, contract);
+      g = gemm(a.value(), w, s_x * weight_scale_2, b, backend, contract);
     }
   }
   return finish(take(std::move(g)), m, n, raw);

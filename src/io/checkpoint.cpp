@@ -43,15 +43,13 @@ std::string shape_str(const std::vector<int64_t>& s) {
 
 bool is_float(StDtype d) { return d == StDtype::kF32 || d == StDtype::kF16 || d == StDtype::kBF16; }
 
-}  // namespace
-
-namespace {
 // A scale as it is (std::to_string prints 1e-30 as 0.000000 and -1e-30 as -0.000000).
 std::string scale_str(float v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.9g", static_cast<double>(v));
   return b;
 }
+
 }  // namespace
 
 std::string weight_global_scale_problem(float v) {
@@ -121,13 +119,8 @@ Status check_nvfp4(const SafetensorsFile& f, CheckpointLayer& l) {
     // Two finite scales can overflow their product, and every GEMM would apply that alpha: all
     // outputs Inf or NaN, which validate would even report as equal. Python's linear refuses the
     // same layer in these words.
-    const float alpha = l.input_scale * l.weight_scale_2;
-    if (!std::isfinite(alpha)) {
-      char why[160];
-      std::snprintf(why, sizeof why, "alpha = f32(input_scale * weight_scale_2) must be finite, got %g (%.9g * %.9g)",
-                    static_cast<double>(alpha), static_cast<double>(l.input_scale), static_cast<double>(l.weight_scale_2));
-      return invalid_argument("'" + f.path() + "': layer '" + st_printable(L) + "': " + why);
-    }
+    if (Result<float> a = finite_alpha(l.input_scale, l.weight_scale_2, "input_scale", "weight_scale_2"); !a.is_ok())
+      return invalid_argument("'" + f.path() + "': layer '" + st_printable(L) + "': " + a.status().message());
     l.has_input_scale = true;
   }
   // A 1-D float vector whose length rounds up to the padded dimension: it gives the logical size.

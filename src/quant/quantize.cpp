@@ -1,6 +1,7 @@
 // Driver shared by every recipe: argument checks, zero padding to 16, block loop over rows on all
 // cores, nibble packing and scale placement (docs/numerics.md §1 "Tensor shapes", §2).
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "../common/cpu_features.hpp"
@@ -109,6 +110,15 @@ float global_scale_dynamic(const uint16_t* x, int64_t n) {
 
 float global_scale_f32(const uint16_t* x, int64_t n) {
   return bf16_to_f32(amax_bf16(x, n)) / 2688.0f;
+}
+
+Result<float> finite_alpha(float s_x, float s_w, const char* x_name, const char* w_name) {
+  const float alpha = s_x * s_w;  // f32_rn
+  if (std::isfinite(alpha)) return alpha;
+  char why[200];
+  std::snprintf(why, sizeof why, "alpha = f32(%s * %s) must be finite, got %g (%.9g * %.9g)", x_name, w_name,
+                static_cast<double>(alpha), static_cast<double>(s_x), static_cast<double>(s_w));
+  return invalid_argument(why);
 }
 
 Result<DequantRecipe> parse_dequant_recipe(std::string_view s) {

@@ -337,16 +337,12 @@ Result<std::vector<uint16_t>> read_activation(const std::string& path, int64_t* 
   return x;
 }
 
-// f32(s_x * s_w), refused unless finite: two finite scales (a large activation's dynamic s_x, a
-// large weight_scale_2) can overflow it, and both sides would apply it, every output Inf or NaN,
-// which compares as equal. In the words Python's linear uses.
-Result<float> finite_alpha(float s_x, float s_w, const char* x_name, const char* w_name, const std::string& where) {
-  const float alpha = s_x * s_w;  // f32_rn, §2.4
-  if (std::isfinite(alpha)) return alpha;
-  char why[200];
-  std::snprintf(why, sizeof why, "alpha = f32(%s * %s) must be finite, got %g (%.9g * %.9g)", x_name, w_name,
-                static_cast<double>(alpha), static_cast<double>(s_x), static_cast<double>(s_w));
-  return invalid_argument(where + ": " + why);
+// The layer's alpha (finite_alpha: a large activation's dynamic s_x and a large weight_scale_2 can
+// overflow it), its refusal prefixed with where the scales come from.
+Result<float> layer_alpha(float s_x, float s_w, const char* x_name, const char* w_name, const std::string& where) {
+  Result<float> a = finite_alpha(s_x, s_w, x_name, w_name);
+  if (!a.is_ok()) return invalid_argument(where + ": " + a.status().message());
+  return a;
 }
 
 constexpr const char* kDynamicSx = "s_x (x's dynamic scale)";
@@ -405,7 +401,7 @@ Result<LayerProblem> prepare_layer(const LinearShape& l, int64_t rows, uint64_t 
   const bool quantize_weight = !w.empty();  // bf16 weight (synthetic or a file), not checkpoint arrays
   p.s_x = global_scale_dynamic(x.data(), static_cast<int64_t>(x.size()));
   if (quantize_weight) p.s_w = global_scale_dynamic(w.data(), static_cast<int64_t>(w.size()));
-  NVFP4_ASSIGN_OR_RETURN(p.alpha, finite_alpha(p.s_x, p.s_w, kDynamicSx, quantize_weight ? "s_w (w's dynamic scale)" : "weight_scale_2",
+  NVFP4_ASSIGN_OR_RETURN(p.alpha, layer_alpha(p.s_x, p.s_w, kDynamicSx, quantize_weight ? "s_w (w's dynamic scale)" : "weight_scale_2",
                                                "linear '" + l.name + "'"));
   QuantizeOptions qo;
   qo.pad = true;
@@ -454,7 +450,7 @@ Result<LayerProblem> prepare_checkpoint_layer(const std::string& checkpoint, con
   p.s_w = cl.weight_scale_2;
   p.s_x = cl.has_input_scale ? cl.input_scale : global_scale_dynamic(x.data(), static_cast<int64_t>(x.size()));
   p.s_static = cl.has_input_scale ? cl.input_scale : 0.0f;
-  NVFP4_ASSIGN_OR_RETURN(p.alpha, finite_alpha(p.s_x, p.s_w, cl.has_input_scale ? "input_scale" : kDynamicSx, "weight_scale_2",
+  NVFP4_ASSIGN_OR_RETURN(p.alpha, layer_alpha(p.s_x, p.s_w, cl.has_input_scale ? "input_scale" : kDynamicSx, "weight_scale_2",
                                                "'" + checkpoint + "': layer '" + st_printable(layer) + "'"));
   QuantizeOptions qo;
   qo.pad = true;
