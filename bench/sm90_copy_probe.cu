@@ -1,5 +1,5 @@
 // What one Hopper SM's copies can stream when each stage is small, as in the sm90 kernel's K-split
-// tiles (one 64-row tile per CTA, a 2352-byte prepacked weight block and a 2 KB A' box per k64
+// tiles (one 64-row tile per CTA, a 2608-byte prepacked weight block (2352 bytes until results v27) and a 2 KB A' box per k64
 // chunk). The K-split's traces (results v12) show every role at ~250 ns per chunk, with the weight
 // copy thread spending ~190 ns between reaching a stage and having issued its copy, and neither a
 // deeper ring nor a second weight copy thread changed it. This probe isolates the copies: one CTA
@@ -9,7 +9,7 @@
 //   - tma:  the A' operand as a 2-D tensor box of 16 rows x 128 bytes, 128-byte swizzle (the kernel's);
 //   - G:    chunks per stage, in one copy per operand where they are consecutive (a weight laid out
 //           by row block, `block-major`; A' by chunk), else one copy per chunk (the prepack's
-//           chunk-major layout); `pitch` 2560 puts each block on its own 128-byte-aligned bytes;
+//           chunk-major layout); `pitch` kPad (2688) puts each block on its own 128-byte-aligned bytes;
 //   - lsu:  a whole warp copies the operand with 16-byte cp.async (LDGSTS, through L1 rather than the
 //           copy engine) and arrives on the stage's barrier when its copies land;
 //   - none: the operand is not copied;
@@ -38,7 +38,7 @@ using namespace nvfp4::cuda::sm90;
 #define CK(x) nvfp4::bench::probe_check((x), "sm90_copy_probe", #x)
 
 constexpr int kWBlock = kWBlockBytes;  // a prepacked 64-row weight block of one k64 chunk
-constexpr int kPad = 2560;             // `pitch` 2560: each block on its own 128-byte-aligned bytes
+constexpr int kPad = (kWBlock + 127) / 128 * 128;  // `pitch`: each block on its own 128-byte-aligned bytes
 static_assert(kPad >= kWBlock && kPad % 128 == 0, "a padded block holds a block and starts on a 128-byte line");
 constexpr int kABox = 2048;    // A' of 16 tokens x 64 f16
 constexpr int kAlign = 1024;

@@ -1,8 +1,8 @@
 // The sm90 kernel's weight blocks and its decode bit patterns, on the CPU (the same header the GPU
 // kernel and the device prepack use): every fragment register of every thread decodes to exactly
-// e2m1(code) * 2^-14 for the element the wgmma A fragment puts there, every scale pattern to
-// s * 2^-8, the slow path's element lookup returns the stored code, and the tile records are the
-// maxima of the rows' own records.
+// e2m1(code) * 2^-14 for the element the wgmma A fragment puts there, every scale byte's stored
+// multiplier is s * 2^7 and reads back as the byte, the slow path's element lookup returns the
+// stored code, and the tile records are the maxima of the rows' own records.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -53,13 +53,14 @@ TEST(Sm90Layout, EveryNibbleDecodesToItsE2m1ValueTimes2PowMinus14) {
     }
 }
 
-TEST(Sm90Layout, EveryScaleByteDecodesToItsValueTimes2PowMinus8) {
+TEST(Sm90Layout, EveryScaleByteHasAnExactMultiplierThatReadsBack) {
   for (uint32_t b = 0; b < 256; ++b) {
-    if ((b & 0x7F) == 0x7F) continue;  // NaN: such rows take the slow path
-    uint32_t s01, s23;
-    sm90::scale_word_fp16(b | (b << 8) | (b << 16) | (b << 24), s01, s23);
-    for (uint32_t v : {s01 & 0xFFFF, s01 >> 16, s23 & 0xFFFF, s23 >> 16})
-      ASSERT_EQ(fp16_value(static_cast<uint16_t>(v)), std::ldexp(ue4m3_value(static_cast<uint8_t>(b & 0x7F)), -8)) << b;
+    const uint16_t h = sm90::scale_multiplier_fp16(static_cast<uint8_t>(b));
+    ASSERT_TRUE(h == 0 || ((h >> 10) & 0x1F) != 0) << b << ": an fp16 normal (HMUL2 keeps it exactly)";
+    ASSERT_EQ(h & 0x8000, 0) << b;
+    if ((b & 0x7F) != 0x7F)  // NaN: such rows take the slow path, which reads the byte back
+      ASSERT_EQ(fp16_value(h), std::ldexp(ue4m3_value(static_cast<uint8_t>(b & 0x7F)), 7)) << b;
+    ASSERT_EQ(sm90::multiplier_scale_byte(h), b & 0x7F) << b;
   }
 }
 
@@ -98,9 +99,19 @@ TEST(Sm90Layout, WeightBlocksHoldTheFragmentOrderScalesAndTileRecords) {
             }
         }
       }
+      for (int th = 0; th < 128; ++th) {  // the decode's one 16-byte load: rows r0, r0 + 8 of thread th
+        const int r0 = 16 * (th / 32) + (th % 32) / 4;
+        uint16_t h[8];
+        std::memcpy(h, blk + sm90::kWBlockMults + 16 * (th / 4), 16);
+        for (int i = 0; i < 8; ++i) {
+          const int64_t row = b * 64 + r0 + 8 * (i / 4), col = c * 4 + i % 4;
+          const uint8_t sf = row < lo.geom.rows16 && col < lo.geom.sf_cols ? lo.scale(row, col) : 0;
+          ASSERT_EQ(fp16_value(h[i]), std::ldexp(ue4m3_value(sf), 7)) << "chunk " << c << " block " << b << " thread " << th << " " << i;
+        }
+      }
       uint32_t sf4[64];
       for (int r = 0; r < 64; ++r) {
-        std::memcpy(&sf4[r], blk + sm90::kWBlockScales + 4 * r, 4);
+        sf4[r] = sm90::row_scale_word(blk, r);
         for (int kk = 0; kk < 64; ++kk) ASSERT_EQ(sm90::block_code(blk + sm90::kWBlockCodes, r, kk), code_at(b * 64 + r, c * 64 + kk));
         const int64_t row = b * 64 + r;
         for (int g = 0; g < 4; ++g) {

@@ -44,7 +44,7 @@ __global__ void prepack_codes(const uint8_t* src, int64_t pitch, int64_t row_byt
       sm90::block_code_word(th, j, code);
 }
 
-// One thread per block: its 64 rows' scale words and the tile record, as prepack_weight_blocks.
+// One thread per block: its 64 rows' scale multipliers and the tile record, as prepack_weight_blocks.
 __global__ void prepack_scales(const uint8_t* sf, int64_t chunks, int64_t nb, uint8_t* out) {
   const int64_t blk = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (blk >= chunks * nb) return;
@@ -54,7 +54,7 @@ __global__ void prepack_scales(const uint8_t* sf, int64_t chunks, int64_t nb, ui
     const int64_t row = b * sm90::kRowsWG + r;
     const uint8_t* q = sf + swizzled_offset(row, 4 * c, 4 * chunks);
     sf4[r] = uint32_t(q[0]) | (uint32_t(q[1]) << 8) | (uint32_t(q[2]) << 16) | (uint32_t(q[3]) << 24);
-    *reinterpret_cast<uint32_t*>(out + blk * sm90::kWBlockBytes + sm90::kWBlockScales + 4 * r) = sf4[r];
+    sm90::store_row_multipliers(out + blk * sm90::kWBlockBytes, r, sf4[r]);
   }
   const sm90::TileRec rec = sm90::weight_tile_rec(sf4, sm90::kRowsWG);
   const uint4* v = reinterpret_cast<const uint4*>(&rec);

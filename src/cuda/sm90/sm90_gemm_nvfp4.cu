@@ -270,18 +270,8 @@ static_assert(sizeof(Verdict) == 16, "a verdict is one 16-byte shared-memory loa
 __device__ __forceinline__ __half2 as_h2(uint32_t u) { return *reinterpret_cast<__half2*>(&u); }
 __device__ __forceinline__ uint32_t as_u32(__half2 h) { return *reinterpret_cast<uint32_t*>(&h); }
 
-// A row's scales as f16x2 pairs (s0, s1) and (s2, s3) times 2^7: (s * 2^-8) * 2^15, exact
-// (s * 2^7 <= 57344). A NaN byte gives a finite value: such rows go to the slow path, which
-// reports NaN, so the fragment's value does not matter.
-__device__ __forceinline__ void scale_multipliers(uint32_t sw, __half2& m01, __half2& m23) {
-  uint32_t s01, s23;
-  scale_word_fp16(sw, s01, s23);
-  const __half2 k = __half2half2(__ushort_as_half(0x7800));  // 2^15
-  m01 = __hmul2(as_h2(s01), k);
-  m23 = __hmul2(as_h2(s23), k);
-}
 // Word w of K block j -> the fragment registers a0..a3 (rows r0, r1, r0, r1) times the row
-// multipliers: e2m1 * 2^-14 * s * 2^7, exact (<= 6 significant bits; HMUL2 keeps fp16 subnormals).
+// multipliers (sm90_layout.hpp's scale_multiplier_fp16): e2m1 * 2^-14 * s * 2^7, exact (<= 6 significant bits; HMUL2 keeps fp16 subnormals).
 __device__ __forceinline__ void decode_word(uint32_t w, __half2 m0, __half2 m1, uint32_t (&a)[4]) {
   uint32_t h[4];
   code_word_fp16(w, h);
@@ -342,7 +332,7 @@ struct Fallback {
 // mma_combine. acc and the result in value units.
 __device__ __forceinline__ float slow_element(const uint8_t* a_tile, int64_t a_pitch, int mi, const uint8_t* wblock, int rw,
                                               uint32_t sfa, float acc) {
-  const uint32_t sfw = *reinterpret_cast<const uint32_t*>(wblock + kWBlockScales + 4 * rw);
+  const uint32_t sfw = row_scale_word(wblock, rw);
   int64_t sig[4];
   int e[4];
   bool nan = false;
@@ -383,7 +373,7 @@ __device__ __forceinline__ float slow_element(const uint8_t* a_tile, int64_t a_p
 __device__ __forceinline__ float warp_slow_element(const uint8_t* a_tile, int64_t a_pitch, int mi, const uint8_t* wblock, int rw,
                                                    uint32_t sfa, float acc) {
   const int lane = threadIdx.x % 32, g = lane / 8;
-  const uint32_t sfw = *reinterpret_cast<const uint32_t*>(wblock + kWBlockScales + 4 * rw);
+  const uint32_t sfw = row_scale_word(wblock, rw);
   const uint8_t ba = static_cast<uint8_t>(sfa >> (8 * g)), bw = static_cast<uint8_t>(sfw >> (8 * g));
   const model::ScaleParts pa = model::decode_scale(ba), pw = model::decode_scale(bw);
   const float sv = pw.nan ? 0.0f : hopper::scale_value(bw);
@@ -424,8 +414,8 @@ __device__ __forceinline__ float warp_slow_element(const uint8_t* a_tile, int64_
 // fails). Its operands are registers and one record: a thread that passes (nearly all) never
 // copies its accumulators to local memory (below).
 __device__ __forceinline__ bool group_holds(const Fallback& f, float amax) {
-  const uint32_t sw0 = *reinterpret_cast<const uint32_t*>(f.wblock + kWBlockScales + 4 * f.r0);
-  const uint32_t sw1 = *reinterpret_cast<const uint32_t*>(f.wblock + kWBlockScales + 4 * (f.r0 + 8));
+  const uint32_t sw0 = row_scale_word(f.wblock, f.r0);
+  const uint32_t sw1 = row_scale_word(f.wblock, f.r0 + 8);
   hopper::TileChunk wt;
   hopper::tile_init(wt);
   float mag[4];
@@ -470,8 +460,8 @@ __device__ __forceinline__ int thread_element(int u, int second) {
 // (r5: the two-chain loop, which holds this code inline, spilled; qkv at M = 128 29 % slower).
 template <int R, int BN>
 __device__ __forceinline__ uint32_t element_steps(float* acc, const float* ch, const Fallback f) {
-  const uint32_t sw0 = *reinterpret_cast<const uint32_t*>(f.wblock + kWBlockScales + 4 * f.r0);
-  const uint32_t sw1 = *reinterpret_cast<const uint32_t*>(f.wblock + kWBlockScales + 4 * (f.r0 + 8));
+  const uint32_t sw0 = row_scale_word(f.wblock, f.r0);
+  const uint32_t sw1 = row_scale_word(f.wblock, f.r0 + 8);
   const hopper::RowChunk w0 = hopper::weight_chunk(sw0), w1 = hopper::weight_chunk(sw1);
   // Per element, a batch of kBatch tokens (2 kBatch elements: the thread's two rows) at a time:
   // the batch's token records, accumulators and chunk sums are loaded first, the (E)/(M) test runs
@@ -570,7 +560,7 @@ __device__ __forceinline__ uint32_t warp_element_steps(bool held, const Fallback
       sfa = tr.sf;
 #pragma unroll
       for (int second = 0; second < 2; ++second) {
-        const hopper::RowChunk w = hopper::weight_chunk(*reinterpret_cast<const uint32_t*>(f.wblock + kWBlockScales + 4 * (r0 + 8 * second)));
+        const hopper::RowChunk w = hopper::weight_chunk(row_scale_word(f.wblock, r0 + 8 * second));
         const float value = __fmul_rn(scr[thread_element<BN>(lane, second)], up);  // exact
         (second ? model1 : model0) = !hopper::step_is_fast(a, w, value);
       }
@@ -950,9 +940,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   auto decode_into = [&](const uint8_t* st, uint32_t(&f)[4][4]) {
     const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
     const uint4 wc = *reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16);
-    __half2 s0_01, s0_23, s1_01, s1_23;
-    scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * r0), s0_01, s0_23);
-    scale_multipliers(*reinterpret_cast<const uint32_t*>(wb + kWBlockScales + 4 * (r0 + 8)), s1_01, s1_23);
+    const uint4 wm = *reinterpret_cast<const uint4*>(wb + row_multipliers_offset(r0));  // rows r0, r0 + 8: tid / 4's pair
+    const __half2 s0_01 = as_h2(wm.x), s0_23 = as_h2(wm.y), s1_01 = as_h2(wm.z), s1_23 = as_h2(wm.w);
     const uint32_t words[4] = {wc.x, wc.y, wc.z, wc.w};
 #pragma unroll
     for (int j2 = 0; j2 < 4; ++j2) {

@@ -16,7 +16,7 @@ namespace nvfp4::cuda::sm90 {
 constexpr int kRowsWG = 64;            // weight rows per consumer warpgroup: the wgmma M
 constexpr int kChunkK = 64;            // K per pipeline stage = one §3 step
 constexpr int kCodeBytes = kRowsWG * kChunkK / 2;   // 2048: 128 threads x 16 bytes
-constexpr int kScaleBytes = kRowsWG * 4;            // 256: [64 rows][4 blocks]
+constexpr int kMultBytes = kRowsWG * 8;             // 512: [32 row pairs][2 rows][4 f16 multipliers]
 constexpr int kAccShift = -7;          // the kernel's accumulators are the §3 values times 2^-7 (exact)
 
 // Maxima of a tile of rows in one chunk (hopper::TileChunk), as the kernel loads them: 48 bytes.
@@ -31,11 +31,14 @@ static_assert(sizeof(TileRec) == 48, "tile records are three 16-byte vectors (bu
 
 // One weight block: 64 rows x one chunk, everything a consumer warpgroup reads for it, contiguous
 // so that the blocks of a CTA's rows for one chunk are one bulk copy. Blocks are stored
-// [chunk][n64 block].
+// [chunk][n64 block]. The rows' scales are stored as the decode's multipliers (row_multipliers,
+// below) rather than as UE4M3 bytes: 256 more bytes per block, and 13 fewer integer instructions
+// per warp and chunk in the hot loop, where the decode keeps the ALU pipe the busiest
+// (docs/hopper-exact-path.md). The slow paths read the bytes back (row_scale_word).
 constexpr int kWBlockCodes = 0;
-constexpr int kWBlockScales = kCodeBytes;
-constexpr int kWBlockTile = kCodeBytes + kScaleBytes;
-constexpr int kWBlockBytes = kWBlockTile + static_cast<int>(sizeof(TileRec));  // 2352
+constexpr int kWBlockMults = kCodeBytes;
+constexpr int kWBlockTile = kCodeBytes + kMultBytes;
+constexpr int kWBlockBytes = kWBlockTile + static_cast<int>(sizeof(TileRec));  // 2608
 static_assert(kWBlockBytes % 16 == 0, "weight blocks are bulk-copied: 16-byte multiples");
 
 // One activation token in one chunk: what the per-element test and the slow path need.
@@ -84,12 +87,52 @@ NVFP4_HD void code_word_fp16(uint32_t w, uint32_t (&h)[4]) {
   h[2] = prmt_b32(hq, 0u, 0x1404u);
   h[3] = prmt_b32(hq, 0u, 0x3424u);
 }
-// A row's four UE4M3 scale bytes (sign ignored) -> f16x2 bit patterns (s0, s1), (s2, s3), each
-// value s * 2^-8: the E4M3 exponent and mantissa fields land on fp16's (subnormals included).
-NVFP4_HD void scale_word_fp16(uint32_t sw, uint32_t& s01, uint32_t& s23) {
-  const uint32_t x = sw & 0x7F7F7F7Fu;
-  s01 = prmt_b32(x, 0u, 0x4140u) << 7;
-  s23 = prmt_b32(x, 0u, 0x4342u) << 7;
+// A UE4M3 scale byte (sign ignored, as everywhere: docs/numerics.md) -> the fp16 bits of its
+// multiplier s * 2^7, which the decode multiplies the codes' e2m1 * 2^-14 by (e2m1 * s * 2^-7: the
+// §3 products times 2^-7, kAccShift). Every multiplier is an fp16 normal in [0.25, 61440] with at
+// most four significant bits, so it is exact. A NaN byte (0x7F) gives 61440: such rows take the slow
+// path, which reads the byte back and reports NaN.
+NVFP4_HD uint16_t scale_multiplier_fp16(uint8_t b) {
+  const int e = (b >> 3) & 0xF, m = b & 7;
+  if (e > 0) return static_cast<uint16_t>(((e + 15) << 10) | (m << 7));  // 2^e (1 + m/8)
+  if (m == 0) return 0;
+  const int l = m >= 4 ? 2 : (m >= 2 ? 1 : 0);  // subnormal: m/8 * 2^-6 * 2^7 = m/4 = 2^(l-2) (m / 2^l)
+  return static_cast<uint16_t>(((l + 13) << 10) | ((m - (1 << l)) << (10 - l)));
+}
+// The inverse: the scale byte (sign bit 0) of a multiplier scale_multiplier_fp16 made.
+// e >= 1: ((e + 15) << 3 | m) - (15 << 3); e = 0: m = the significand 2^l + ... shifted right by
+// 10 - l, with l = (h >> 10) - 13 (and h = 0 shifted out entirely: 23 - 0 places).
+NVFP4_HD uint8_t multiplier_scale_byte(uint16_t h) {
+  return static_cast<uint8_t>(h >= 0x4000 ? (h >> 7) - 120 : (0x400u | (h & 0x3FFu)) >> (23 - (h >> 10)));
+}
+// Where row rw's multipliers lie in a block: consumer thread th (warp w, lane 4 g + t) loads the
+// 16 bytes of row pair p = 8 w + g = th / 4 in one load, its rows r0 = 16 w + g and r1 = r0 + 8 as
+// f16x2 words (m0, m1), (m2, m3) each.
+NVFP4_HD int row_multipliers_offset(int rw) { return kWBlockMults + 16 * (8 * (rw / 16) + rw % 8) + 8 * ((rw % 16) / 8); }
+NVFP4_HD void store_row_multipliers(uint8_t* blk, int rw, uint32_t sf4) {
+  uint16_t h[4];
+  for (int g = 0; g < 4; ++g) h[g] = scale_multiplier_fp16(static_cast<uint8_t>(sf4 >> (8 * g)));
+  const uint32_t w01 = h[0] | (static_cast<uint32_t>(h[1]) << 16), w23 = h[2] | (static_cast<uint32_t>(h[3]) << 16);
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<uint2*>(blk + row_multipliers_offset(rw)) = make_uint2(w01, w23);  // 8-byte aligned
+#else
+  std::memcpy(blk + row_multipliers_offset(rw), &w01, 4);
+  std::memcpy(blk + row_multipliers_offset(rw) + 4, &w23, 4);
+#endif
+}
+// Row rw's four scale bytes (block g in byte g, sign bits 0) from its multipliers.
+NVFP4_HD uint32_t row_scale_word(const uint8_t* blk, int rw) {
+  uint32_t w[2];
+#if defined(__CUDA_ARCH__)
+  const uint2 v = *reinterpret_cast<const uint2*>(blk + row_multipliers_offset(rw));  // one 8-byte load
+  w[0] = v.x;
+  w[1] = v.y;
+#else
+  std::memcpy(w, blk + row_multipliers_offset(rw), 8);
+#endif
+  uint32_t sf4 = 0;
+  for (int g = 0; g < 4; ++g) sf4 |= static_cast<uint32_t>(multiplier_scale_byte(static_cast<uint16_t>(w[g / 2] >> (16 * (g % 2))))) << (8 * g);
+  return sf4;
 }
 
 // The code of element (row rw of the block, k of the chunk) from a block's code bytes.
@@ -171,7 +214,7 @@ inline void prepack_weight_blocks(const uint8_t* lo_first, const uint8_t* sf_swi
       for (int r = 0; r < kRowsWG; ++r) {
         const int64_t row = b * kRowsWG + r;  // scale rows exist up to roundup(n, 128): zero padding
         std::memcpy(&sf4[r], sf_swizzled + nvfp4::swizzled_offset(row, 4 * c, 4 * chunks), 4);
-        std::memcpy(blk + kWBlockScales + 4 * r, &sf4[r], 4);
+        store_row_multipliers(blk, r, sf4[r]);
       }
       const TileRec rec = weight_tile_rec(sf4, kRowsWG);
       std::memcpy(blk + kWBlockTile, &rec, sizeof rec);
