@@ -634,7 +634,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   uint64_t* empty = ready + stages;                                         // consumers done
   uint64_t* sum_full = empty + stages;                                      // KS > 1: a group's sums and verdicts written
   uint64_t* sum_empty = sum_full + C::kGroups;                              // ... and loaded by the applier
-  const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+  // wg broadcast from lane 0: the same in every lane, which ptxas then knows (uniform datapath).
+  const int wg = __shfl_sync(0xFFFFFFFFu, static_cast<int>(threadIdx.x / 128), 0), tid = threadIdx.x % 128;
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
       mbar_init(&full[s], C::kCopyThreads);  // each copy thread's arrive with its bytes
