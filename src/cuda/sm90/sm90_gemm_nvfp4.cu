@@ -634,8 +634,13 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   uint64_t* empty = ready + stages;                                         // consumers done
   uint64_t* sum_full = empty + stages;                                      // KS > 1: a group's sums and verdicts written
   uint64_t* sum_empty = sum_full + C::kGroups;                              // ... and loaded by the applier
-  // wg broadcast from lane 0: the same in every lane, which ptxas then knows (uniform datapath).
-  const int wg = __shfl_sync(0xFFFFFFFFu, static_cast<int>(threadIdx.x / 128), 0), tid = threadIdx.x % 128;
+  // The warpgroup index broadcast from lane 0: ptxas then knows it warp-uniform and keeps what
+  // derives from it (the stage counter, stage addresses, the four wgmma descriptors of a chain) in
+  // uniform registers, with no R2UR between a chain's MMAs: the one-chain and K-split loops 3-24
+  // instructions per chunk shorter, 1-9 % faster at M <= 64 (results v27 r4, r5, an H200). Not for
+  // the two-chain tiles: 128x3x1x2 (qkv at M = 128) ran 0.2-1.9 % slower so.
+  const int wg = C::NH == 1 ? __shfl_sync(0xFFFFFFFFu, static_cast<int>(threadIdx.x / 128), 0) : static_cast<int>(threadIdx.x / 128);
+  const int tid = threadIdx.x % 128;
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
       mbar_init(&full[s], C::kCopyThreads);  // each copy thread's arrive with its bytes
