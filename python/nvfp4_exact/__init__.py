@@ -35,6 +35,7 @@ import json
 import math
 import operator
 import os
+import sys
 import tempfile
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Union
@@ -57,6 +58,7 @@ __version__: str = _core.__version__
 __all__ = [
     "NVFP4Tensor",
     "available_backends",
+    "clear_prepared",
     "dequantize",
     "explain",
     "global_scale",
@@ -470,7 +472,8 @@ def linear(
     host.
     Tensors made under ``torch.inference_mode()`` (ComfyUI loads and runs models so) have no version
     counter: their prepared weight is keyed without it, so an in-place update of such a weight
-    (or of its weight_scale / weight_scale_2 tensors) is not seen; pass a new tensor instead.
+    (or of its weight_scale / weight_scale_2 tensors) is not seen: call ``clear_prepared(weight)``
+    after it (which also frees the prepared weight's GPU memory sooner), or pass a new tensor.
 
     An empty batch (x of shape [..., 0, ..., K]) gives an empty [..., N] result (and raw) without
     running anything; a host x is checked with the weight (K, dtypes, bytes, scales) as any other is.
@@ -530,11 +533,42 @@ def _empty_linear(x, weight, bias, out_features, return_raw):
 # Backends with a device-pointer path in the library (nvfp4::linear_gpu_device).
 _DEVICE_BACKENDS = ("sm90", "sm120p-native", "sm120p-emulated", "sm120-native", "sm120-emulated")
 
-# Prepacked weights: id(weight tensor) -> (key, _core.PreparedWeight). An entry is dropped when its
-# weight tensor is collected; a key that differs (an in-place update bumps the tensor's _version, a
-# new weight_scale or weight_scale_2 tensor, another N or backend) prepares again. An inference
-# tensor has no _version (reading it raises): its key has none, so its in-place updates go unseen.
+# Prepacked weights: id(weight tensor) -> (key, _core.PreparedWeight, the weakref.finalize that drops
+# the entry when its weight tensor is collected). A key that differs (an in-place update bumps the
+# tensor's _version, a new weight_scale or weight_scale_2 tensor, another N or backend) prepares
+# again. An inference tensor has no _version (reading it raises): its key has none, so its in-place
+# updates go unseen until clear_prepared drops its entry. An entry keeps its tensor's one finalizer
+# while it lives, and clear_prepared detaches it: re-preparing after a clear would otherwise stack
+# a finalizer per clear on a long-lived tensor.
 _prepared: dict = {}
+
+
+def clear_prepared(weight: Any = None) -> int:
+    """Drops prepacked weights from the cache ``linear`` and ``matmul`` keep on the device path:
+    ``weight``'s (the tensor given to ``linear`` as its weight, or ``matmul``'s ``w.data``), or every
+    one when None. Returns how many were dropped (0 for a weight that has none, a numpy array
+    included: only torch tensors are cached). The next call prepares the weight again from its
+    current bytes; needed after an in-place update of a tensor made under
+    ``torch.inference_mode()``, which has no version counter to tell the change by, and a way to
+    free the prepacked copies' GPU memory (freeing one waits for its GPU to be idle, so work still
+    queued on it is safe). TypeError for anything else than None, a torch tensor or a numpy array."""
+    if weight is None:
+        dropped = list(_prepared.values())
+        _prepared.clear()
+    elif isinstance(weight, np.ndarray) or _is_tensor(weight):
+        hit = _prepared.pop(id(weight), None)
+        dropped = [] if hit is None else [hit]
+    else:
+        raise TypeError(f"weight must be a torch tensor, a numpy array or None, got {type(weight).__name__}")
+    for entry in dropped:
+        entry[2].detach()
+    return len(dropped)
+
+
+def _is_tensor(a: Any) -> bool:
+    # No torch imported means a is no tensor; ComfyUI's subclasses live outside torch's modules.
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(a, torch.Tensor)
 
 
 def _identity(t: Any, scale: Optional[str] = None) -> tuple:
@@ -569,9 +603,9 @@ def _prepared_weight(weight, weight_scale, weight_scale_2, k, bias_len, out_feat
         p = _core.prepare_weight(wh, wsh, s_w, k, bias_len, out_features, backend,
                                  device.index if device.index is not None else -1)
     if cacheable:
-        if id(weight) not in _prepared:
-            weakref.finalize(weight, _prepared.pop, id(weight), None)
-        _prepared[id(weight)] = (key, p)
+        hit = _prepared.get(id(weight))
+        done = hit[2] if hit is not None else weakref.finalize(weight, _prepared.pop, id(weight), None)
+        _prepared[id(weight)] = (key, p, done)
     return p
 
 

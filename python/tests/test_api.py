@@ -529,6 +529,19 @@ def test_matmul_and_dequantize_take_nvfp4_tensors():
         assert "\n" not in str(info.value)
 
 
+def test_clear_prepared_arguments():
+    """Only torch weights on the device path are cached: a numpy weight drops nothing, and anything
+    that is no array is refused rather than read as a weight that had nothing cached."""
+    assert "clear_prepared" in nx.__all__
+    nx.clear_prepared()
+    assert nx.clear_prepared() == 0  # an empty cache
+    assert nx.clear_prepared(np.zeros((16, 8), np.uint8)) == 0
+    for bad in ("weight", 3, [np.zeros(4)]):
+        with pytest.raises(TypeError, match="^weight must be a torch tensor, a numpy array or None, got ") as info:
+            nx.clear_prepared(bad)
+        assert "\n" not in str(info.value)
+
+
 def test_validate_and_explain_refuse_a_bool_for_a_value():
     """rows=True became the flag --rows without its value (the next option taken as it, or an
     'unexpected argument' error) and rows=False silently the default."""

@@ -161,6 +161,52 @@ def test_cuda_linear_and_matmul_under_inference_mode():
 
 
 @needs_cuda
+def test_clear_prepared_after_an_in_place_update_of_an_inference_weight():
+    """An inference tensor has no version counter: its in-place update goes unseen by the cache
+    until clear_prepared drops the entry; the next call prepares the new bytes, and the entry's
+    finalizer goes with it, so only the new entry's finalizer is left to drop it."""
+    backend = nx.resolve_backend("auto")
+    if backend not in nx._DEVICE_BACKENDS:
+        pytest.skip(f"auto is {backend} here, which has no device path")
+    x = random_bf16((37, 200), seed=75)
+    wq = nx.quantize(random_bf16((48, 200), seed=76, scale=0.05), pad=True)
+    vq = nx.quantize(random_bf16((48, 200), seed=77, scale=0.05), pad=True)
+    want = nx.linear(x, wq.data, wq.scales, wq.global_scale, backend="cpu-oracle")
+    want0 = nx.linear(x, np.zeros_like(wq.data), wq.scales, wq.global_scale, backend="cpu-oracle")
+    with torch.inference_mode():
+        x_t = as_torch_bf16(x, "cuda")
+        w_t, v_t = torch.from_numpy(wq.data).cuda(), torch.from_numpy(vq.data).cuda()
+        ws_t, vs_t = torch.from_numpy(wq.scales).cuda(), torch.from_numpy(vq.scales).cuda()
+        s_t = torch.tensor(wq.global_scale, dtype=torch.float32, device="cuda")
+        assert np.array_equal(bits(nx.linear(x_t, w_t, ws_t, s_t)), want)
+        old = nx._prepared[id(w_t)][2]
+        w_t.zero_()
+        assert np.array_equal(bits(nx.linear(x_t, w_t, ws_t, s_t)), want)  # the stale prepacked weight
+        assert nx.clear_prepared(w_t) == 1 and id(w_t) not in nx._prepared and not old.alive
+        assert nx.clear_prepared(w_t) == 0
+        assert np.array_equal(bits(nx.linear(x_t, w_t, ws_t, s_t)), want0)
+        nx.linear(x_t, v_t, vs_t, vq.global_scale)
+        entries, n = [nx._prepared[id(w_t)], nx._prepared[id(v_t)]], len(nx._prepared)
+        assert nx.clear_prepared() == n and not nx._prepared
+        assert not any(e[2].alive for e in entries)
+        # Prepared again after the clear: the new entry still goes with its tensor.
+        nx.linear(x_t, w_t, ws_t, s_t)
+        key = id(w_t)
+        del w_t
+        assert key not in nx._prepared
+
+
+def test_clear_prepared_of_a_tensor_with_nothing_cached():
+    """A CPU x goes through the host, which prepares nothing: its weight drops nothing, as does a
+    tensor that never was a weight."""
+    wq = nx.quantize(random_bf16((48, 160), seed=78, scale=0.05), pad=True)
+    w_t = torch.from_numpy(wq.data)
+    nx.linear(as_torch_bf16(random_bf16((4, 160), seed=79), "cpu"), w_t, wq.scales, wq.global_scale)
+    assert nx.clear_prepared(w_t) == 0
+    assert nx.clear_prepared(torch.zeros(3)) == 0
+
+
+@needs_cuda
 def test_cuda_tensors_on_a_gpu_without_kernels_go_through_the_host(monkeypatch):
     """An A100 or RTX 4090 (no machine code in the build) or a build without CUDA: quantize,
     dequantize, global_scale, linear and matmul take CUDA tensors through the host, counted, with
