@@ -651,12 +651,9 @@ def _host_alpha(a: NVFP4Tensor, w: NVFP4Tensor, alpha: Any) -> float:
 
 def _alpha_of(s_1: float, s_2: float, name_1: str, name_2: str) -> float:
     """f32(s_1 * s_2), the alpha of two host scales, refused unless finite: two finite scales can
-    overflow it, and the GEMM would apply it, every output NaN or Inf."""
-    with np.errstate(over="ignore"):  # an Inf product is refused below, in one line
-        al = float(np.float32(s_1) * np.float32(s_2))
-    if not math.isfinite(al):
-        raise ValueError(f"alpha = f32({name_1} * {name_2}) must be finite, got {al} ({s_1} * {s_2})")
-    return al
+    overflow it, and the GEMM would apply it, every output NaN or Inf. The library forms and words
+    it (nvfp4::finite_alpha), as the CLI and the checkpoint reader do."""
+    return _core.finite_alpha(s_1, s_2, name_1, name_2)
 
 
 def _matmul_device(a, w, alpha, bias, backend, return_raw, contract="sequential"):

@@ -639,6 +639,13 @@ NB_MODULE(_core, m) {
         nb::arg("out_features").none(),
         "ComfyUI's NVFP4 linear layer: (bf16 [M][N], fp32 raw accumulators or None); N = out_features, else the bias "
         "length, else the weight's rows");
+  m.def(
+      "finite_alpha",
+      [](float s_1, float s_2, const std::string& name_1, const std::string& name_2) {
+        return take(finite_alpha(s_1, s_2, name_1.c_str(), name_2.c_str()));
+      },
+      nb::arg("s_1"), nb::arg("s_2"), nb::arg("name_1"), nb::arg("name_2"),
+      "f32(s_1 * s_2), the alpha of two global scales; ValueError in the library's words unless finite");
   m.def("out_features", &resolve_out_features, nb::arg("weight_rows"), nb::arg("bias_len").none(),
         nb::arg("out_features").none(), "the layer's N from its padded weight rows, bias length and out_features, checked");
   nb::class_<PyPreparedWeight>(m, "PreparedWeight", "a layer's weight prepacked on a GPU for one kernel")
