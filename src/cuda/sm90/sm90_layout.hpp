@@ -31,10 +31,11 @@ static_assert(sizeof(TileRec) == 48, "tile records are three 16-byte vectors (bu
 
 // One weight block: 64 rows x one chunk, everything a consumer warpgroup reads for it, contiguous
 // so that the blocks of a CTA's rows for one chunk are one bulk copy. Blocks are stored
-// [chunk][n64 block]. The rows' scales are stored as the decode's multipliers (row_multipliers,
-// below) rather than as UE4M3 bytes: 256 more bytes per block, and 13 fewer integer instructions
-// per warp and chunk in the hot loop, where the decode keeps the ALU pipe the busiest
-// (docs/hopper-exact-path.md). The slow paths read the bytes back (row_scale_word).
+// [chunk][n64 block]. The rows' scales are stored as the decode's multipliers (scale_multiplier_fp16,
+// below) rather than as UE4M3 bytes: 256 more bytes per block, and 15 fewer instructions per warp
+// and chunk in the hot loop at 16x3x1x1, where the decode keeps the ALU pipe the busiest (0.5-6 %
+// faster, results v27; docs/hopper-exact-path.md). The slow paths read the bytes back
+// (row_scale_word).
 constexpr int kWBlockCodes = 0;
 constexpr int kWBlockMults = kCodeBytes;
 constexpr int kWBlockTile = kCodeBytes + kMultBytes;
