@@ -289,7 +289,7 @@ GemmResultPy py_linear(const HostArray& x, const HostArray& weight, const HostAr
     } else if (auto a = quantize(px, m, k, s_x, qo); !a.is_ok()) {
       g = a.status();
     } else {
-      g = gemm(a.value(), w, s_x * weight_scale_2, b, backend, contract);
+      g = gemm(a.value(), w, alpha.value(), b, backend, contract);  // ok here: the quantizer refused a non-finite s_x
     }
   }
   return finish(take(std::move(g)), m, n, raw);

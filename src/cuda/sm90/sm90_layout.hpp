@@ -117,8 +117,8 @@ NVFP4_HD void store_row_multipliers(uint8_t* blk, int rw, uint32_t sf4) {
 #if defined(__CUDA_ARCH__)
   *reinterpret_cast<uint2*>(blk + row_multipliers_offset(rw)) = make_uint2(w01, w23);  // 8-byte aligned
 #else
-  std::memcpy(blk + row_multipliers_offset(rw), &w01, 4);
-  std::memcpy(blk + row_multipliers_offset(rw) + 4, &w23, 4);
+  const uint32_t w[2] = {w01, w23};
+  std::memcpy(blk + row_multipliers_offset(rw), w, 8);
 #endif
 }
 // Row rw's four scale bytes (block g in byte g, sign bits 0) from its multipliers.
