@@ -943,12 +943,18 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 
   // The fragments of the four K blocks of the chunk in stage st.
   uint32_t frag[4][4];
-  auto decode_into = [&](const uint8_t* st, uint32_t(&f)[4][4]) {
+  // A thread's share of a weight block: its 16 bytes of codes and its two rows' eight multipliers.
+  struct WWords {
+    uint4 wc, wm;
+  };
+  auto load_words = [&](const uint8_t* st) {
     const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
-    const uint4 wc = *reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16);
-    const uint4 wm = *reinterpret_cast<const uint4*>(wb + row_multipliers_offset(r0));  // rows r0, r0 + 8: tid / 4's pair
-    const __half2 s0_01 = as_h2(wm.x), s0_23 = as_h2(wm.y), s1_01 = as_h2(wm.z), s1_23 = as_h2(wm.w);
-    const uint32_t words[4] = {wc.x, wc.y, wc.z, wc.w};
+    return WWords{*reinterpret_cast<const uint4*>(wb + kWBlockCodes + tid * 16),
+                  *reinterpret_cast<const uint4*>(wb + row_multipliers_offset(r0))};  // rows r0, r0 + 8: tid / 4's pair
+  };
+  auto decode_words = [&](const WWords& w, uint32_t(&f)[4][4]) {
+    const __half2 s0_01 = as_h2(w.wm.x), s0_23 = as_h2(w.wm.y), s1_01 = as_h2(w.wm.z), s1_23 = as_h2(w.wm.w);
+    const uint32_t words[4] = {w.wc.x, w.wc.y, w.wc.z, w.wc.w};
 #pragma unroll
     for (int j2 = 0; j2 < 4; ++j2) {
       const __half2 a0 = j2 < 2 ? s0_01 : s0_23, a1 = j2 < 2 ? s1_01 : s1_23;
@@ -956,6 +962,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
                   f[j2]);
     }
   };
+  auto decode_into = [&](const uint8_t* st, uint32_t(&f)[4][4]) { decode_words(load_words(st), f); };
   auto decode_stage = [&](const uint8_t* st) { decode_into(st, frag); };
   // The A descriptor of this warpgroup's tokens in stage st; addresses are in 16-byte units.
   auto a_desc = [&](const uint8_t* st) { return desc_k_major_sw128(smem_addr(st + C::kA + tb * BM * 128)); };
@@ -1193,7 +1200,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       }
     } else if constexpr (NH == 1) {
       // One chain per chunk:
-      //   wait MMA(c) | verdict test | apply c (add.rz), decode c + 1, issue MMA(c + 1), release c
+      //   c + 1's ready wait and weight words | wait MMA(c) | verdict test | [release c] |
+      //   apply c (add.rz), decode c + 1, issue MMA(c + 1) | [release c]
       // The hot loop holds no fallback: a chunk whose verdict does not hold with the running bound
       // leaves it for the step below the loop, which recomputes the bound (warpgroup-wide), runs
       // settle's fallback where the verdict still fails, and comes back. The test is
@@ -1206,8 +1214,31 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // registers. ptxas had put most of them there anyway (all 32 at 64x1x2x1, 35 of 64 at
       // 128x2x1x1, results v15), and a second buffer, carried around the loop's exit, made it copy
       // the sums every chunk and, at 128 tokens, spill inside the loop.
-      auto head = [&]() {  // chunk c's verdict and the wait for its MMAs
+      // Chunk c + 1's ready wait and its weight words (two 16-byte shared loads into registers of
+      // their own, not the fragments, which chunk c's MMAs still read) come before chunk c's MMA
+      // wait, so after it only the decode's arithmetic stands between the adds and the next issue:
+      // 0.5-6 % faster on every one-chain tile, 5.4-5.8 % at M = 4096 (results v28 r1, an H100).
+      // Decoding the codes' bytes before the wait as well (only the scale multiply after it) was
+      // 0-4 % slower (more registers live across the wait; v28 r1).
+      // The ready wait for chunk c + 2 while chunk c + 1's MMAs run (kEarlyReady), instead of before
+      // chunk c's MMA wait. Only 128x1x1x1 gains from it (attn_out_proj and mlp_fc2 at M = 128 7-8 %
+      // faster); every other one-chain tile ran 1-5.5 % slower with it (results v21 r10).
+      constexpr bool kEarlyReady = BM == 128 && RW == 1 && TW == 1;
+      // A chunk's stage released as soon as its verdict holds (its MMAs, which read A', are done and
+      // the fallback will not read it), before the adds, so the copies refill it sooner. Kept where
+      // it measured faster on top of the early loads (results v28 r1): the tiles of up to 32 tokens
+      // (1.3-3.5 %) and 128x1x1x1 (1.4-2.9 %); 128x2x1x1 ran 0.6-0.9 % and 64x1x1x1 0.7-0.9 % slower
+      // with it, 64x2x1x1 and 64x3x1x1 within 0.7 %.
+      constexpr bool kEarlyRelease = BM <= 32 || kEarlyReady;
+      // nx: the stage after pos (chunk c + 1's); nw receives chunk c + 1's weight words.
+      auto head = [&](uint32_t c, const RingPos nx, WWords& nw) {  // chunk c's verdict and the wait for its MMAs
         const uint4 vw = *reinterpret_cast<const uint4*>(smem + pos.stage * C::kBytes + C::kV + 16 * q);
+        if (c + 1 < C_) {
+          if (!kEarlyReady) mbar_wait(&ready[nx.stage], nx.phase);
+          nw = load_words(smem + nx.stage * C::kBytes);
+          trace(5, g_apply + 1);
+          trace_wg(q, 1, g_apply);
+        }
         wgmma_wait_all();
         trace(3, g_apply);
         trace_wg(q, 0, g_apply);
@@ -1223,35 +1254,24 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
       };
       auto holds = [&](const uint4 vw) { return vw.x != 0 && bound < __uint_as_float(vw.y); };
-      // The ready wait for chunk c + 2 while chunk c + 1's MMAs run, instead of before chunk c's adds.
-      // Only 128x1x1x1 gains from it (attn_out_proj and mlp_fc2 at M = 128 7-8 % faster); every other
-      // one-chain tile ran 1-5.5 % slower with it (results v21 r10).
-      constexpr bool kEarlyReady = BM == 128 && RW == 1 && TW == 1;
       auto wait_ready_after = [&](RingPos p) {  // kEarlyReady: the ready wait of the stage after p's
         p.advance(stages);
         mbar_wait(&ready[p.stage], p.phase);
       };
-      // Chunk c applied (its sums in ch are its §3 step), chunk c + 1's MMAs issued, c's stage released.
-      auto apply_issue = [&](uint32_t c, const uint4 vw) {
+      // Chunk c applied (its sums in ch are its §3 step), chunk c + 1's MMAs issued from nw, c's stage
+      // released (unless kEarlyRelease did), pos advanced to nx.
+      auto apply_issue = [&](uint32_t c, const uint4 vw, const RingPos nx, const WWords& nw) {
         const int s = pos.stage;
-        RingPos nx = pos;
-        nx.advance(stages);
         const bool more = c + 1 < C_;
-        if (!kEarlyReady && more) {
-          mbar_wait(&ready[nx.stage], nx.phase);
-          trace(5, g_apply + 1);
-          trace_wg(q, 1, g_apply);
-        }
 #pragma unroll
         for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], ch[i2]);
         bound = __fadd_ru(bound, __uint_as_float(vw.z));
         if (more) {
-          const uint8_t* sn = smem + nx.stage * C::kBytes;
-          decode_stage(sn);
-          issue(a_desc(sn), ch);
+          decode_words(nw, frag);
+          issue(a_desc(smem + nx.stage * C::kBytes), ch);
           trace_wg(q, 2, g_apply);
         }
-        mbar_arrive(&empty[s]);  // every consumer thread (kArrivalsPerWarpgroup)
+        if (!kEarlyRelease) mbar_arrive(&empty[s]);  // every consumer thread (kArrivalsPerWarpgroup)
         trace_wg(q, 3, g_apply);
         trace(7, g_apply++);
         pos = nx;
@@ -1267,12 +1287,17 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #pragma unroll 1
       while (c < C_) {
         uint4 vw;
+        WWords nw{};
+        RingPos nx;
 #pragma unroll 1
         for (; c < C_; ++c) {
-          vw = head();
+          nx = pos;
+          nx.advance(stages);
+          vw = head(c, nx, nw);
           if (!holds(vw)) break;
           fence();
-          apply_issue(c, vw);
+          if (kEarlyRelease) mbar_arrive(&empty[pos.stage]);  // the MMA wait and the verdict were its last reads
+          apply_issue(c, vw, nx, nw);
         }
         if (c == C_) break;
         wgmma_wait_all();  // nothing is in flight (head waited); says so to ptxas, which does not follow the break
@@ -1297,7 +1322,10 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           }
         }
 #endif
-        apply_issue(c, vw);
+        if (kEarlyRelease) mbar_arrive(&empty[pos.stage]);  // after the fallback's reads of the stage
+        // head waited for the next stage; its words are loaded again rather than carried through settle
+        if (c + 1 < C_) nw = load_words(smem + nx.stage * C::kBytes);
+        apply_issue(c, vw, nx, nw);
         ++c;
       }
       wgmma_wait_all();  // nothing is in flight here; says so to ptxas before the epilogue reuses registers
