@@ -81,6 +81,18 @@ def check(a, tool, cuobjdump, configs, d):
     def replace_at(copy, i, text):
         copy[i] = re.sub(r"(\*/\s+)[^;]*;", lambda m: m.group(1) + text + " ;", copy[i], count=1)
 
+    def load_after_wait(copy, idx):
+        """Turns the first shared load between the chain's last HGMMA and its wait (cyclically) into a NOP."""
+        k = max(j for j, i in enumerate(idx) if re.search(r"HGMMA.*gsb0", copy[i]))
+        for step in range(1, len(idx)):
+            i = idx[(k + step) % len(idx)]
+            if "WARPGROUP.DEPBAR" in copy[i]:
+                break
+            if re.search(r"\*/\s+LDS", copy[i]):
+                replace_at(copy, i, "NOP")
+                return
+        raise AssertionError("no shared load between the chain's issue and its wait")
+
     cases = [
         ("serialised chain", "128x2x1x1", lambda c, idx: c.__setitem__(i := first(c, idx, r"HGMMA"), c[i].replace(" ;", ", gsb0 ;", 1)),
          "gsb0 on 2"),
@@ -90,6 +102,7 @@ def check(a, tool, cuobjdump, configs, d):
         ("a conversion in the loop", "16x3x1x1", lambda c, idx: replace_at(c, plain(idx), "F2F.F16.F32 R4, R5"), "conversion"),
         ("another MMA shape", "32x2x1x1", lambda c, idx: c.__setitem__(i := first(c, idx, r"HGMMA"), c[i].replace("64x32x16", "64x16x16", 1)),
          "expected HGMMA.64x32x16.F32"),
+        ("the next chunk's loads after the MMA wait", "128x2x1x1", load_after_wait, "shared loads between"),
         ("a K-split chain of three", "16x1x1x1x3", lambda c, idx: replace_at(c, first(c, idx, r"HGMMA.*gsb0"), "NOP"), "expected 4"),
     ]
     mutated_path = os.path.join(d, "mutated.sass")
