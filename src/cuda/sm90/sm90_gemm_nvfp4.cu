@@ -219,7 +219,8 @@ struct Cfg {
 // warpgroup that finds another stage's stamp after its wait prints both and traps.
 // The one-chain warpgroups (NH = 1) also stamp per warpgroup (thread 0 of each; the events above
 // mix warps), to $NVFP4_SM90_TRACE_OUT.wg: 0 its MMAs of chunk c done, 1 the verdict test and the
-// next stage's ready wait done, 2 chunk c applied and c + 1's MMAs issued, 3 chunk c's stage released.
+// next stage's ready wait done (since results v28 that wait comes before event 0), 2 chunk c applied
+// and c + 1's MMAs issued, 3 chunk c's stage released (the early-release tiles released it before 2).
 #if defined(NVFP4_SM90_TRACE) || defined(NVFP4_SM90_CTA_STATS)
 __device__ __forceinline__ unsigned long long globaltimer() {
   unsigned long long t;
@@ -1237,7 +1238,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           if (!kEarlyReady) mbar_wait(&ready[nx.stage], nx.phase);
           nw = load_words(smem + nx.stage * C::kBytes);
           trace(5, g_apply + 1);
-          trace_wg(q, 1, g_apply);
         }
         wgmma_wait_all();
         trace(3, g_apply);
@@ -1295,6 +1295,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           nx.advance(stages);
           vw = head(c, nx, nw);
           if (!holds(vw)) break;
+          trace_wg(q, 1, g_apply);  // after its MMA wait (event 0), as tools/sm90-trace-summary reads it
           fence();
           if (kEarlyRelease) mbar_arrive(&empty[pos.stage]);  // the MMA wait and the verdict were its last reads
           apply_issue(c, vw, nx, nw);
