@@ -102,7 +102,7 @@ def check(a, tool, cuobjdump, configs, d):
         ("a conversion in the loop", "16x3x1x1", lambda c, idx: replace_at(c, plain(idx), "F2F.F16.F32 R4, R5"), "conversion"),
         ("another MMA shape", "32x2x1x1", lambda c, idx: c.__setitem__(i := first(c, idx, r"HGMMA"), c[i].replace("64x32x16", "64x16x16", 1)),
          "expected HGMMA.64x32x16.F32"),
-        ("the next chunk's loads after the MMA wait", "128x2x1x1", load_after_wait, "shared loads between"),
+        ("a load under the MMAs moved after their wait", "128x2x1x1", load_after_wait, "shared loads between"),
         ("a K-split chain of three", "16x1x1x1x3", lambda c, idx: replace_at(c, first(c, idx, r"HGMMA.*gsb0"), "NOP"), "expected 4"),
     ]
     mutated_path = os.path.join(d, "mutated.sass")

@@ -1259,10 +1259,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         mbar_wait(&ready[p.stage], p.phase);
       };
       // Chunk c applied (its sums in ch are its §3 step), chunk c + 1's MMAs issued from nw, c's stage
-      // released (unless kEarlyRelease did), pos advanced to nx.
+      // released (kEarlyRelease: first, its verdict having held or the fallback done with it), pos
+      // advanced to nx.
       auto apply_issue = [&](uint32_t c, const uint4 vw, const RingPos nx, const WWords& nw) {
         const int s = pos.stage;
         const bool more = c + 1 < C_;
+        if (kEarlyRelease) mbar_arrive(&empty[s]);  // the MMA wait, the verdict and any fallback were its last reads
 #pragma unroll
         for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], ch[i2]);
         bound = __fadd_ru(bound, __uint_as_float(vw.z));
@@ -1297,7 +1299,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           if (!holds(vw)) break;
           trace_wg(q, 1, g_apply);  // after its MMA wait (event 0), as tools/sm90-trace-summary reads it
           fence();
-          if (kEarlyRelease) mbar_arrive(&empty[pos.stage]);  // the MMA wait and the verdict were its last reads
           apply_issue(c, vw, nx, nw);
         }
         if (c == C_) break;
@@ -1323,7 +1324,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           }
         }
 #endif
-        if (kEarlyRelease) mbar_arrive(&empty[pos.stage]);  // after the fallback's reads of the stage
         // head waited for the next stage; its words are loaded again rather than carried through settle
         if (c + 1 < C_) nw = load_words(smem + nx.stage * C::kBytes);
         apply_issue(c, vw, nx, nw);
