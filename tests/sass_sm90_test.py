@@ -5,6 +5,12 @@ caught here. Exit 77 (skipped) without cuobjdump. The library is disassembled on
 the test's time on two cores): the tool reads that listing through --sass.
 
 Usage: sass_sm90_test.py --tool tools/sass-sm90 --library libnvfp4.a --cli nvfp4
+       sass_sm90_test.py --tool tools/sass-sm90 --switches sm90_gemm_nvfp4.cu.o
+
+--switches (ctest sass.sm90-switches): the GEMM object built with its measurement switches
+(NVFP4_SM90_VERDICT_AHEAD, NVFP4_SM90_PIPE2, NVFP4_SM90_HALVES): the tool must pass it, find the
+pipelined loops where the switches put them (16x1x1x1, 32x1x1x1, 64x1x1x1 two chunk-sum buffers,
+128x1x1x1 two halves) and nowhere else, and catch mutations of those loops.
 """
 import argparse
 import importlib.machinery
@@ -146,18 +152,100 @@ def check(a, tool, cuobjdump, configs, d):
     return failures
 
 
+PIPELINED = {"16x1x1x1": 16, "32x1x1x1": 32, "64x1x1x1": 64, "128x1x1x1": 64}  # config -> the MMA's tokens
+
+
+def check_switches(a, tool, cuobjdump, d):
+    """The failures of the tool on the switches' object and on mutations of its pipelined loops."""
+    failures = []
+    obj = a.switches.split(";")[0]
+    path = os.path.join(d, "switches.sass")
+    listing = tool.sass_text(obj, cuobjdump)
+    with open(path, "w") as f:
+        f.write(listing)
+    report = os.path.join(d, "switches.json")
+    rc, out = run(a.tool, "--json", report, path)
+    print(out)
+    if rc != 0:
+        failures.append(f"the switches' object: exit {rc}")
+        return failures
+    with open(report) as f:
+        kernels = {k["config"]: k for k in json.load(f)["kernels"]}
+    for cfg, k in kernels.items():
+        want = cfg in PIPELINED
+        if bool(k.get("pipelined")) != want:
+            failures.append(f"{cfg}: pipelined loop {'not ' if want else ''}found, expected {'one' if want else 'none'}")
+        elif want and k["hgmma_shapes"] != [f"HGMMA.64x{PIPELINED[cfg]}x16.F32"]:
+            failures.append(f"{cfg}: MMA {k['hgmma_shapes']}")
+    found = tool.kernels(listing)
+    lines = listing.split("\n")
+
+    def cycle_lines(cfg):
+        name, _, ins = found[cfg]
+        addrs = {ins[k][0] for k in tool.pipelined_cycle_at(ins)}
+        start = next(i for i, l in enumerate(lines) if "Function : " in l and l.strip().endswith(name))
+        out = []
+        for i in range(start + 1, len(lines)):
+            if "Function : " in lines[i]:
+                break
+            m = re.search(r"/\*([0-9a-f]{4,})\*/\s+", lines[i])
+            if m and int(m.group(1), 16) in addrs:
+                out.append(i)
+        return out
+
+    def replace_at(copy, i, text):
+        copy[i] = re.sub(r"(\*/\s+)[^;]*;", lambda m: m.group(1) + text + " ;", copy[i], count=1)
+
+    def first(copy, idx, rx):
+        return next(i for i in idx if re.search(rx, copy[i]))
+
+    def plain(copy, idx):
+        return next(i for i in idx if re.search(r"\*/\s+(IMAD|IADD3|LOP3|MOV|SHF|PRMT|HMUL2|LEA)\b", copy[i]))
+
+    cases = [
+        ("serialised chain", "64x1x1x1", lambda c, idx: c.__setitem__(i := first(c, idx, r"HGMMA"), c[i].replace(" ;", ", gsb0 ;", 1)),
+         "pipelined cycle chain"),
+        ("a wait_group 1 made a full wait", "128x1x1x1",
+         lambda c, idx: c.__setitem__(i := first(c, idx, r"DEPBAR.LE gsb0, 0x1"), c[i].replace("0x1", "0x0", 1)), "wait_group"),
+        ("local memory in the cycle", "16x1x1x1", lambda c, idx: replace_at(c, plain(c, idx), "STL [R1+0x10], R2"), "local-memory"),
+        ("an add not rounded toward zero", "32x1x1x1",
+         lambda c, idx: c.__setitem__(i := first(c, idx, r"FADD\S*\.RZ"), c[i].replace(".RZ", "", 1)), "FADD.RZ"),
+    ]
+    mutated_path = os.path.join(d, "switches-mutated.sass")
+    for what, cfg, edit, expect in cases:
+        copy = list(lines)
+        edit(copy, cycle_lines(cfg))
+        with open(mutated_path, "w") as f:
+            f.write("\n".join(copy))
+        rc, out = run(a.tool, mutated_path)
+        ok = rc == 1 and any(l.startswith(f"  {cfg}: ") and expect in l for l in out.splitlines())
+        print(f"mutation '{what}' in {cfg}: exit {rc}, " + ("caught" if ok else "NOT caught"))
+        if not ok:
+            failures.append(f"mutation '{what}' in {cfg} not caught:\n{out}")
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tool", required=True)
-    ap.add_argument("--library", required=True)
-    ap.add_argument("--cli", required=True)
+    ap.add_argument("--library")
+    ap.add_argument("--cli")
+    ap.add_argument("--switches", help="the GEMM object built with the measurement switches")
     a = ap.parse_args()
+    if not a.switches and not (a.library and a.cli):
+        ap.error("--library and --cli, or --switches")
     tool = load_tool(a.tool)
     try:
         cuobjdump = tool.find_cuobjdump(None)
     except tool.Fail as e:
         print(f"skipped: {e}")
         return 77
+    if a.switches:
+        with tempfile.TemporaryDirectory() as d:
+            failures = check_switches(a, tool, cuobjdump, d)
+        for f in failures:
+            print("FAILED:", f)
+        return 1 if failures else 0
     configs = json.loads(subprocess.run([a.cli, "version", "--json"], capture_output=True, text=True, check=True).stdout)["sm90_configs"]
     with tempfile.TemporaryDirectory() as d:
         failures = check(a, tool, cuobjdump, configs, d)
