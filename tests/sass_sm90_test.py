@@ -36,6 +36,19 @@ def run(tool, *args):
     return r.returncode, r.stdout + r.stderr
 
 
+def function_lines(lines, name, keep):
+    """Indices into a listing's lines of function name's instructions whose address keep() accepts."""
+    start = next(i for i, l in enumerate(lines) if "Function : " in l and l.strip().endswith(name))
+    out = []
+    for i in range(start + 1, len(lines)):
+        if "Function : " in lines[i]:
+            break
+        m = re.search(r"/\*([0-9a-f]{4,})\*/\s+", lines[i])
+        if m and keep(int(m.group(1), 16)):
+            out.append(i)
+    return out
+
+
 def check(a, tool, cuobjdump, configs, d):
     """The failures of the tool and of its self-test on the library, in scratch folder d."""
     failures = []
@@ -62,15 +75,7 @@ def check(a, tool, cuobjdump, configs, d):
         """Indices into `lines` of cfg's hot loop, by address within its function's text."""
         name, _, ins = kernels[cfg]
         (lo, hi), _ = tool.hot_loop(ins)
-        start = next(i for i, l in enumerate(lines) if "Function : " in l and l.strip().endswith(name))
-        out = []
-        for i in range(start + 1, len(lines)):
-            if "Function : " in lines[i]:
-                break
-            m = re.search(r"/\*([0-9a-f]{4,})\*/\s+", lines[i])
-            if m and lo <= int(m.group(1), 16) <= hi:
-                out.append(i)
-        return out
+        return function_lines(lines, name, lambda a: lo <= a <= hi)
 
     def plain(idx):
         """The first instruction of the loop that is no MMA, branch, barrier or add: a safe one to replace."""
@@ -181,17 +186,10 @@ def check_switches(a, tool, cuobjdump, d):
     lines = listing.split("\n")
 
     def cycle_lines(cfg):
+        """Indices into `lines` of cfg's pipelined cycle."""
         name, _, ins = found[cfg]
         addrs = {ins[k][0] for k in tool.pipelined_cycle_at(ins)}
-        start = next(i for i, l in enumerate(lines) if "Function : " in l and l.strip().endswith(name))
-        out = []
-        for i in range(start + 1, len(lines)):
-            if "Function : " in lines[i]:
-                break
-            m = re.search(r"/\*([0-9a-f]{4,})\*/\s+", lines[i])
-            if m and int(m.group(1), 16) in addrs:
-                out.append(i)
-        return out
+        return function_lines(lines, name, lambda a: a in addrs)
 
     def replace_at(copy, i, text):
         copy[i] = re.sub(r"(\*/\s+)[^;]*;", lambda m: m.group(1) + text + " ;", copy[i], count=1)

@@ -1320,33 +1320,28 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         p1.advance(stages);
         ++c_h;
       };
+      // Chunk c_h's head; true where it leaves the pipeline (the tile's last chunk, a failed
+      // verdict), its sums then in cs. Inlined in each parity's half, so each waits before the join.
+      auto leaves_h = [&]() {
+        if (c_h + 1 == C_) {
+          vw_h = verdict_at(pos);
+          leave();
+          return true;
+        }
+        head_h();
+        if (holds(vw_h)) return false;
+        leave();
+        return true;
+      };
       mbar_wait(&ready[pos.stage], pos.phase);
       decode_into(stage_ptr(pos), frag);
       issue_half(frag, pos, 0, s0);
       issue_half(frag, pos, 1, s1);
     halves_even:  // chunk c_h even, in frag; H0 and H1 in flight
-      if (c_h + 1 == C_) {
-        vw_h = verdict_at(pos);
-        leave();
-        goto halves_slow;
-      }
-      head_h();
-      if (!holds(vw_h)) {
-        leave();
-        goto halves_slow;
-      }
+      if (leaves_h()) goto halves_slow;
       rest_h(frag1);
     halves_odd:  // chunk c_h odd, in frag1
-      if (c_h + 1 == C_) {
-        vw_h = verdict_at(pos);
-        leave();
-        goto halves_slow;
-      }
-      head_h();
-      if (!holds(vw_h)) {
-        leave();
-        goto halves_slow;
-      }
+      if (leaves_h()) goto halves_slow;
       rest_h(frag);
       goto halves_even;
     halves_slow:  // chunk c_h's sums in cs, nothing in flight: a failed verdict, or the tile's last chunk
@@ -1367,7 +1362,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       //   c + 2's ready wait and words | wait_group 1 (chunk c's MMAs) | verdict | release c |
       //   apply c (add.rz) | decode c + 2, issue it into c's buffer
       // Even chunks use frag / ch, odd chunks frag1 / ch1. The two halves of the loop are separate
-      // code points, entered by goto: ptxas checks that no instruction reads an accumulator while
+      // code points, entered by goto, and written out (their exits folded into one lambda, LLVM
+      // merged them ahead of the waits and ptxas serialised the kernel without a warning): ptxas
+      // checks that no instruction reads an accumulator while
       // its wgmma may be in flight, and at a point where the paths of both parities joined it could
       // not tell which buffer wait_group 1 leaves in flight, and serialised every wgmma (C7514).
       // A chunk that leaves the pipeline (a verdict that fails, the tile's last two chunks) does
@@ -1418,13 +1415,19 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #pragma unroll
         for (int i2 = 0; i2 < RH; ++i2) dst[i2] = src[i2];
       };
+      // Leaving the pipeline: a full wait, chunk c's sums (a) into cs and c + 1's (b) into cs1.
+      auto leave = [&](float(&a)[RH], float(&b)[RH]) {
+        wgmma_wait_all();
+        fence2(frag, ch);
+        fence2(frag1, ch1);
+        take(cs, a);
+        take(cs1, b);
+      };
       mbar_wait(&ready[pos.stage], pos.phase);
       decode_into(stage_ptr(pos), frag);
       issue_with(frag, a_desc(stage_ptr(pos)), ch);
       if (C_ < 2) {
-        wgmma_wait_all();
-        fence2(frag, ch);
-        take(cs, ch);
+        leave(ch, ch);
         left = 1;
         goto pipe2_tail;
       }
@@ -1433,46 +1436,33 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       issue_with(frag1, a_desc(stage_ptr(p1)), ch1);
     pipe2_even:  // chunk c even; its MMAs (ch) done or in flight ahead of chunk c + 1's (ch1)
       if (c + 2 >= C_) {
-        wgmma_wait_all();
-        fence2(frag, ch);
-        fence2(frag1, ch1);
-        take(cs, ch);
-        take(cs1, ch1);
+        leave(ch, ch1);
         left = 2;
         goto pipe2_tail;
       }
       head2();
-      if (!holds(vw)) goto pipe2_slow_even;
+      if (!holds(vw)) {
+        leave(ch, ch1);  // chunk c + 1's MMAs too: the fallback's registers are free of MMAs
+        goto pipe2_slow;
+      }
       fence2(frag, ch);
       apply2(ch);
       issue2(frag, ch);
     pipe2_odd:  // chunk c odd; its MMAs (ch1) done or in flight ahead of chunk c + 1's (ch)
       if (c + 2 >= C_) {
-        wgmma_wait_all();
-        fence2(frag, ch);
-        fence2(frag1, ch1);
-        take(cs, ch1);
-        take(cs1, ch);
+        leave(ch1, ch);
         left = 2;
         goto pipe2_tail;
       }
       head2();
-      if (!holds(vw)) goto pipe2_slow_odd;
+      if (!holds(vw)) {
+        leave(ch1, ch);
+        goto pipe2_slow;
+      }
       fence2(frag1, ch1);
       apply2(ch1);
       issue2(frag1, ch1);
       goto pipe2_even;
-    pipe2_slow_even:
-      wgmma_wait_all();  // chunk c + 1's MMAs too: the fallback's registers are free of MMAs
-      fence2(frag, ch);
-      fence2(frag1, ch1);
-      take(cs, ch);
-      goto pipe2_slow;
-    pipe2_slow_odd:
-      wgmma_wait_all();
-      fence2(frag, ch);
-      fence2(frag1, ch1);
-      take(cs, ch1);
     pipe2_slow:
       settle(c, stage_ptr(pos), vw, cs);
       apply2(cs);
