@@ -139,7 +139,7 @@ struct Cfg {
   static constexpr bool kRealloc = P > 1;
   // Measurement switches for the tiles of one consumer warpgroup (one chain, KS = 1), where no
   // other warpgroup's MMAs fill the tensor pipe while this one adds and decodes (compiled, not yet
-  // timed: docs/hopper-exact-path.md, "What bounds it"):
+  // timed: docs/hopper-exact-path.md, "out and fc2 at M = 33-128"):
   //  - kPipe2 (NVFP4_SM90_PIPE2, up to 64 tokens): two chunk-sum buffers, chunk c + 1's MMAs in
   //    flight while chunk c is applied and chunk c + 2 decoded; it holds stages c and c + 1 while
   //    it waits for c + 2's, so the ring needs three. With two consumer warpgroups (64x1x2x1,
