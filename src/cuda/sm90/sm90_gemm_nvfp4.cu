@@ -1369,7 +1369,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // not tell which buffer wait_group 1 leaves in flight, and serialised every wgmma (C7514).
       // A chunk that leaves the pipeline (a verdict that fails, the tile's last two chunks) does
       // so after a full wait, its sums copied to cs: one inlined fallback for the loop, one for the
-      // tail. ptxas also needs the same number of groups in flight at each wait on every path.
+      // tail (one shared by both, the re-entry chosen by a count of the chunks left, made ptxas
+      // serialise the kernel). ptxas also needs the same number of groups in flight at each wait
+      // on every path.
       uint32_t frag1[4][4];
       float ch1[RH], cs[RH], cs1[RH];
       auto stage_ptr = [&](const RingPos p) { return smem + p.stage * C::kBytes; };
