@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ctest tools.sm90-ab: tools/sm90-ab with a stand-in for nvfp4 (it prints one bench row and writes
 # its --out): the reports' names (NAME-mM-R, what tools/bench-compare reads), the order of the runs
-# (every binary in turn per M and round), the iterations at large M, a failed run's exit 1, the
-# budget's exit 3 and one-line refusals of bad arguments (exit 2). No GPU.
+# (every binary in turn per M and round, reversed in even rounds), the iterations at large M, a
+# failed run's exit 1, the budget's exit 3 and one-line refusals of bad arguments (exit 2). No GPU.
 set -uo pipefail
 tool=${1:?usage: sm90_ab_test.sh tools/sm90-ab}
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
@@ -22,7 +22,7 @@ want="a-m16-1 a-m16-2 a-m4096-1 a-m4096-2 b.2-m16-1 b.2-m16-2 b.2-m4096-1 b.2-m4
 got=$(cd "$d/r" && ls *.json | sed 's/\.json$//' | tr '\n' ' ' | sed 's/ $//')
 [ "$got" = "$want" ] || fail "reports '$got', expected '$want'"
 order=$(echo "$out" | awk '{print $1 $2 $4}' | tr '\n' ' ')
-[ "$order" = "aM=161 b.2M=161 aM=40961 b.2M=40961 aM=162 b.2M=162 aM=40962 b.2M=40962 " ] || fail "run order '$order'"
+[ "$order" = "aM=161 b.2M=161 aM=40961 b.2M=40961 b.2M=162 aM=162 b.2M=40962 aM=40962 " ] || fail "run order '$order'"
 grep -q -- "--rows 4096 --iters 3 --backend sm90 --commit b.2 --shapes attn_out_proj" "$d/calls" || fail "M = 4096 not run with --iters-large 3"
 grep -q -- "--rows 16 --iters 7 " "$d/calls" || fail "M = 16 not run with --iters 7"
 echo "$out" | grep -q "out 16x5376x7168 | 25.2 us" || fail "no bench row in the run lines"
