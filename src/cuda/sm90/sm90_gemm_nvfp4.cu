@@ -991,6 +991,16 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   auto decode_stage = [&](const uint8_t* st) { decode_into(st, frag); };
   // The A descriptor of this warpgroup's tokens in stage st; addresses are in 16-byte units.
   auto a_desc = [&](const uint8_t* st) { return desc_k_major_sw128(smem_addr(st + C::kA + tb * BM * 128)); };
+  // Ring stage p's bytes, and this warpgroup's verdict in them (one 16-byte load).
+  auto stage_ptr = [&](const RingPos p) { return smem + p.stage * C::kBytes; };
+  auto verdict_at = [&](const RingPos p) { return *reinterpret_cast<const uint4*>(stage_ptr(p) + C::kV + 16 * q); };
+  // Orders the reads of a chain's sums d and the next decode's writes to its fragments f after the
+  // wait for its MMAs.
+  auto fence_chain = [&](uint32_t(&f)[4][4], auto& d) {
+    fence_regs(d);
+#pragma unroll
+    for (int j2 = 0; j2 < 4; ++j2) fence_regs(f[j2]);
+  };
   // One chain (BN tokens of A at desc) into d: four MMAs from a zero accumulator, +32 bytes per k16.
   auto issue_with = [&](uint32_t(&f)[4][4], uint64_t desc, float(&d)[RH]) {
     wgmma_fence();
@@ -1150,6 +1160,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       }
     };
 
+    // The one-chain loops' test: chunk c's verdict holds with the running bound.
+    auto holds = [&](const uint4 vw) { return vw.x != 0 && bound < __uint_as_float(vw.y); };
+
     if constexpr (KS > 1) {
       // The applier: the chunks' verdicts and sums from their slots, applied in chunk order (the
       // sequential contract), a slot group at a time: one barrier wait per group, and where the
@@ -1243,9 +1256,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       uint32_t frag1[4][4];
       uint32_t c_h = 0;  // the chunk
       uint4 vw_h = make_uint4(0, 0, 0, 0);  // its verdict
-      auto stage_ptr = [&](const RingPos p) { return smem + p.stage * C::kBytes; };
-      auto verdict_at = [&](const RingPos p) { return *reinterpret_cast<const uint4*>(stage_ptr(p) + C::kV + 16 * q); };
-      auto holds = [&](const uint4 vw) { return vw.x != 0 && bound < __uint_as_float(vw.y); };
       auto issue_half = [&](uint32_t(&f)[4][4], const RingPos p, int h, float(&d)[HB]) {
         const uint64_t desc = desc_add(a_desc(stage_ptr(p)), h * 64 * 128 / 16);  // token 64h: 64 rows of 128 bytes
         wgmma_fence();
@@ -1260,13 +1270,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       };
       auto leave = [&]() {  // a full wait, both halves' sums into cs
         wgmma_wait_all();
-        fence_regs(s0);
-        fence_regs(s1);
-#pragma unroll
-        for (int j2 = 0; j2 < 4; ++j2) {
-          fence_regs(frag[j2]);
-          fence_regs(frag1[j2]);
-        }
+        fence_chain(frag, s0);
+        fence_chain(frag1, s1);
 #pragma unroll
         for (int i2 = 0; i2 < HB; ++i2) {
           cs[i2] = s0[i2];
@@ -1374,19 +1379,11 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // on every path.
       uint32_t frag1[4][4];
       float ch1[RH], cs[RH], cs1[RH];
-      auto stage_ptr = [&](const RingPos p) { return smem + p.stage * C::kBytes; };
-      auto verdict_at = [&](const RingPos p) { return *reinterpret_cast<const uint4*>(stage_ptr(p) + C::kV + 16 * q); };
-      auto holds = [&](const uint4 vw) { return vw.x != 0 && bound < __uint_as_float(vw.y); };
       RingPos p1 = pos, p2;  // chunk c + 1's stage and c + 2's (pos: chunk c's)
       p1.advance(stages);
       uint4 vw = make_uint4(0, 0, 0, 0);
       WWords nw{};
       uint32_t c = 0, left = 0;
-      auto fence2 = [&](uint32_t(&fa)[4][4], float(&ca)[RH]) {
-        fence_regs(ca);
-#pragma unroll
-        for (int j2 = 0; j2 < 4; ++j2) fence_regs(fa[j2]);
-      };
       // Chunk c's verdict, c + 2's ready wait and words (c + 2 < C_ here), the wait for c's MMAs.
       auto head2 = [&]() {
         vw = verdict_at(pos);
@@ -1420,8 +1417,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // Leaving the pipeline: a full wait, chunk c's sums (a) into cs and c + 1's (b) into cs1.
       auto leave = [&](float(&a)[RH], float(&b)[RH]) {
         wgmma_wait_all();
-        fence2(frag, ch);
-        fence2(frag1, ch1);
+        fence_chain(frag, ch);
+        fence_chain(frag1, ch1);
         take(cs, a);
         take(cs1, b);
       };
@@ -1447,7 +1444,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         leave(ch, ch1);  // chunk c + 1's MMAs too: the fallback's registers are free of MMAs
         goto pipe2_slow;
       }
-      fence2(frag, ch);
+      fence_chain(frag, ch);
       apply2(ch);
       issue2(frag, ch);
     pipe2_odd:  // chunk c odd; its MMAs (ch1) done or in flight ahead of chunk c + 1's (ch)
@@ -1461,7 +1458,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         leave(ch1, ch);
         goto pipe2_slow;
       }
-      fence2(frag1, ch1);
+      fence_chain(frag1, ch1);
       apply2(ch1);
       issue2(frag1, ch1);
       goto pipe2_even;
@@ -1526,7 +1523,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // with it, 64x2x1x1 and 64x3x1x1 within 0.7 %.
       constexpr bool kEarlyRelease = BM <= 32 || kEarlyReady;
       // nx: the stage after pos (chunk c + 1's); nw receives chunk c + 1's weight words.
-      auto verdict_at = [&](const RingPos p) { return *reinterpret_cast<const uint4*>(smem + p.stage * C::kBytes + C::kV + 16 * q); };
       uint4 vnext = make_uint4(0, 0, 0, 0);  // VERDICT_AHEAD: chunk c + 1's verdict, loaded with its words
       auto head = [&](uint32_t c, const RingPos nx, WWords& nw) {  // chunk c's verdict and the wait for its MMAs
 #if NVFP4_SM90_VERDICT_AHEAD
@@ -1536,7 +1532,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #endif
         if (c + 1 < C_) {
           if (!kEarlyReady) mbar_wait(&ready[nx.stage], nx.phase);
-          nw = load_words(smem + nx.stage * C::kBytes);
+          nw = load_words(stage_ptr(nx));
 #if NVFP4_SM90_VERDICT_AHEAD
           vnext = verdict_at(nx);
 #endif
@@ -1547,16 +1543,10 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         trace_wg(q, 0, g_apply);
         return vw;
       };
-      // Orders the reads of the sums and the next decode's writes to the fragments after the wait.
-      // Not in head: the path that leaves the loop carries ch as the wgmma left it, so that where
-      // paths join ptxas finds one value in those registers (a fenced copy on one path and the
-      // in-flight one on another made it move registers among the wgmmas and serialise them, C7515).
-      auto fence = [&]() {
-        fence_regs(ch);
-#pragma unroll
-        for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
-      };
-      auto holds = [&](const uint4 vw) { return vw.x != 0 && bound < __uint_as_float(vw.y); };
+      // fence_chain(frag, ch) is not in head: the path that leaves the loop carries ch as the wgmma
+      // left it, so that where paths join ptxas finds one value in those registers (a fenced copy on
+      // one path and the in-flight one on another made it move registers among the wgmmas and
+      // serialise them, C7515).
       auto wait_ready_after = [&](RingPos p) {  // kEarlyReady: the ready wait of the stage after p's
         p.advance(stages);
         mbar_wait(&ready[p.stage], p.phase);
@@ -1573,7 +1563,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         bound = __fadd_ru(bound, __uint_as_float(vw.z));
         if (more) {
           decode_words(nw, frag);
-          issue(a_desc(smem + nx.stage * C::kBytes), ch);
+          issue(a_desc(stage_ptr(nx)), ch);
           trace_wg(q, 2, g_apply);
         }
         if (!kEarlyRelease) mbar_arrive(&empty[s]);  // every consumer thread (kArrivalsPerWarpgroup)
@@ -1583,8 +1573,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         if (kEarlyReady && c + 2 < C_) wait_ready_after(pos);
       };
       mbar_wait(&ready[pos.stage], pos.phase);
-      decode_stage(smem + pos.stage * C::kBytes);
-      issue(a_desc(smem + pos.stage * C::kBytes), ch);
+      decode_stage(stage_ptr(pos));
+      issue(a_desc(stage_ptr(pos)), ch);
 #if NVFP4_SM90_VERDICT_AHEAD
       vnext = verdict_at(pos);
 #endif
@@ -1604,17 +1594,17 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           vw = head(c, nx, nw);
           if (!holds(vw)) break;
           trace_wg(q, 1, g_apply);  // after its MMA wait (event 0), as tools/sm90-trace-summary reads it
-          fence();
+          fence_chain(frag, ch);
           apply_issue(c, vw, nx, nw);
         }
         if (c == C_) break;
         wgmma_wait_all();  // nothing is in flight (head waited); says so to ptxas, which does not follow the break
-        fence();
+        fence_chain(frag, ch);
 #ifdef NVFP4_SM90_CTA_STATS
         const unsigned long long trip_t0 = globaltimer();
         const uint32_t misses0 = tile_misses;
 #endif
-        settle(c, smem + pos.stage * C::kBytes, vw, ch);
+        settle(c, stage_ptr(pos), vw, ch);
 #ifdef NVFP4_SM90_CTA_STATS
         named_bar_sync(1 + q, 128);  // the trip ends with the warpgroup's slowest warp
         if (tid == 0 && tile_misses != misses0) {
@@ -1632,7 +1622,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #endif
         // head waited for the next stage; its words are loaded again rather than carried through settle
         if (c + 1 < C_) {
-          nw = load_words(smem + nx.stage * C::kBytes);
+          nw = load_words(stage_ptr(nx));
 #if NVFP4_SM90_VERDICT_AHEAD
           vnext = verdict_at(nx);
 #endif
@@ -1880,7 +1870,7 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
     return fit <= cap ? std::string("not enough shared memory for") : "NVFP4_SM90_MAX_STAGES=" + std::to_string(cap) + " allows fewer than";
   };
   if (stages < (C::kPipe2 ? 3 : 2))
-    return unsupported("sm90 kernel: " + why() + (C::kPipe2 ? " three pipeline stages" : " two pipeline stages"));
+    return unsupported("sm90 kernel: " + why() + (C::kPipe2 ? " three" : " two") + " pipeline stages");
   // K-split: chunk-sum warpgroup j takes stages u = j (mod KS), in ring slot u mod stages. A whole
   // number of slots per warpgroup makes each slot one warpgroup's, so the slot's previous round is
   // a stage the waiting warpgroup consumed itself, and its parity wait on the slot cannot pass a
