@@ -49,6 +49,38 @@ def function_lines(lines, name, keep):
     return out
 
 
+def first(copy, idx, rx):
+    """The first of the listing lines idx that matches rx."""
+    return next(i for i in idx if re.search(rx, copy[i]))
+
+
+def plain(copy, idx):
+    """The first of lines idx that is no MMA, branch, barrier or add: a safe one to replace."""
+    return first(copy, idx, r"\*/\s+(IMAD|IADD3|LOP3|MOV|SHF|PRMT|HMUL2|LEA)\b")
+
+
+def replace_at(copy, i, text):
+    copy[i] = re.sub(r"(\*/\s+)[^;]*;", lambda m: m.group(1) + text + " ;", copy[i], count=1)
+
+
+def mutations(tool_path, lines, cases, lines_of, path):
+    """Each case (what, config, edit, expected message) applied to a copy of the listing's lines at
+    lines_of(config) and written to path: the tool must fail on it, naming the property. The
+    failures of those that it did not catch."""
+    failures = []
+    for what, cfg, edit, expect in cases:
+        copy = list(lines)
+        edit(copy, lines_of(cfg))
+        with open(path, "w") as f:
+            f.write("\n".join(copy))
+        rc, out = run(tool_path, path)
+        ok = rc == 1 and any(l.startswith(f"  {cfg}: ") and expect in l for l in out.splitlines())
+        print(f"mutation '{what}' in {cfg}: exit {rc}, " + ("caught" if ok else "NOT caught"))
+        if not ok:
+            failures.append(f"mutation '{what}' in {cfg} not caught:\n{out}")
+    return failures
+
+
 def check(a, tool, cuobjdump, configs, d):
     """The failures of the tool and of its self-test on the library, in scratch folder d."""
     failures = []
@@ -77,21 +109,6 @@ def check(a, tool, cuobjdump, configs, d):
         (lo, hi), _ = tool.hot_loop(ins)
         return function_lines(lines, name, lambda a: lo <= a <= hi)
 
-    def plain(idx):
-        """The first instruction of the loop that is no MMA, branch, barrier or add: a safe one to replace."""
-        return next(i for i in idx if re.search(r"\*/\s+(IMAD|IADD3|LOP3|MOV|SHF|PRMT|HMUL2|LEA)\b", lines[i]))
-
-    def mutated(cfg, edit):
-        copy = list(lines)
-        edit(copy, loop_lines(cfg))
-        return "\n".join(copy)
-
-    def first(copy, idx, rx):
-        return next(i for i in idx if re.search(rx, copy[i]))
-
-    def replace_at(copy, i, text):
-        copy[i] = re.sub(r"(\*/\s+)[^;]*;", lambda m: m.group(1) + text + " ;", copy[i], count=1)
-
     def load_after_wait(copy, idx):
         """Turns the first shared load between the chain's last HGMMA and its wait (cyclically) into a NOP."""
         k = max(j for j, i in enumerate(idx) if re.search(r"HGMMA.*gsb0", copy[i]))
@@ -109,22 +126,15 @@ def check(a, tool, cuobjdump, configs, d):
          "gsb0 on 2"),
         ("an add not rounded toward zero", "128x2x1x1", lambda c, idx: c.__setitem__(i := first(c, idx, r"FADD\S*\.RZ"), c[i].replace(".RZ", "", 1)),
          "FADD.RZ"),
-        ("local memory in the loop", "64x1x1x1", lambda c, idx: replace_at(c, plain(idx), "STL [R1+0x10], R2"), "local-memory"),
-        ("a conversion in the loop", "16x3x1x1", lambda c, idx: replace_at(c, plain(idx), "F2F.F16.F32 R4, R5"), "conversion"),
+        ("local memory in the loop", "64x1x1x1", lambda c, idx: replace_at(c, plain(c, idx), "STL [R1+0x10], R2"), "local-memory"),
+        ("a conversion in the loop", "16x3x1x1", lambda c, idx: replace_at(c, plain(c, idx), "F2F.F16.F32 R4, R5"), "conversion"),
         ("another MMA shape", "32x2x1x1", lambda c, idx: c.__setitem__(i := first(c, idx, r"HGMMA"), c[i].replace("64x32x16", "64x16x16", 1)),
          "expected HGMMA.64x32x16.F32"),
         ("a load under the MMAs moved after their wait", "128x2x1x1", load_after_wait, "shared loads between"),
         ("a K-split chain of three", "16x1x1x1x3", lambda c, idx: replace_at(c, first(c, idx, r"HGMMA.*gsb0"), "NOP"), "expected 4"),
     ]
     mutated_path = os.path.join(d, "mutated.sass")
-    for what, cfg, edit, expect in cases:
-        with open(mutated_path, "w") as f:
-            f.write(mutated(cfg, edit))
-        rc, out = run(a.tool, mutated_path)
-        ok = rc == 1 and any(l.startswith(f"  {cfg}: ") and expect in l for l in out.splitlines())
-        print(f"mutation '{what}' in {cfg}: exit {rc}, " + ("caught" if ok else "NOT caught"))
-        if not ok:
-            failures.append(f"mutation '{what}' in {cfg} not caught:\n{out}")
+    failures += mutations(a.tool, lines, cases, loop_lines, mutated_path)
     rc, _ = run(a.tool, path)
     if rc != 0:
         failures.append(f"the unmutated listing: exit {rc}")
@@ -191,15 +201,6 @@ def check_switches(a, tool, cuobjdump, d):
         addrs = {ins[k][0] for k in tool.pipelined_cycle_at(ins)}
         return function_lines(lines, name, lambda a: a in addrs)
 
-    def replace_at(copy, i, text):
-        copy[i] = re.sub(r"(\*/\s+)[^;]*;", lambda m: m.group(1) + text + " ;", copy[i], count=1)
-
-    def first(copy, idx, rx):
-        return next(i for i in idx if re.search(rx, copy[i]))
-
-    def plain(copy, idx):
-        return next(i for i in idx if re.search(r"\*/\s+(IMAD|IADD3|LOP3|MOV|SHF|PRMT|HMUL2|LEA)\b", copy[i]))
-
     cases = [
         ("serialised chain", "64x1x1x1", lambda c, idx: c.__setitem__(i := first(c, idx, r"HGMMA"), c[i].replace(" ;", ", gsb0 ;", 1)),
          "pipelined cycle chain"),
@@ -209,17 +210,7 @@ def check_switches(a, tool, cuobjdump, d):
         ("an add not rounded toward zero", "32x1x1x1",
          lambda c, idx: c.__setitem__(i := first(c, idx, r"FADD\S*\.RZ"), c[i].replace(".RZ", "", 1)), "FADD.RZ"),
     ]
-    mutated_path = os.path.join(d, "switches-mutated.sass")
-    for what, cfg, edit, expect in cases:
-        copy = list(lines)
-        edit(copy, cycle_lines(cfg))
-        with open(mutated_path, "w") as f:
-            f.write("\n".join(copy))
-        rc, out = run(a.tool, mutated_path)
-        ok = rc == 1 and any(l.startswith(f"  {cfg}: ") and expect in l for l in out.splitlines())
-        print(f"mutation '{what}' in {cfg}: exit {rc}, " + ("caught" if ok else "NOT caught"))
-        if not ok:
-            failures.append(f"mutation '{what}' in {cfg} not caught:\n{out}")
+    failures += mutations(a.tool, lines, cases, cycle_lines, os.path.join(d, "switches-mutated.sass"))
     return failures
 
 
@@ -238,15 +229,13 @@ def main():
     except tool.Fail as e:
         print(f"skipped: {e}")
         return 77
-    if a.switches:
-        with tempfile.TemporaryDirectory() as d:
-            failures = check_switches(a, tool, cuobjdump, d)
-        for f in failures:
-            print("FAILED:", f)
-        return 1 if failures else 0
-    configs = json.loads(subprocess.run([a.cli, "version", "--json"], capture_output=True, text=True, check=True).stdout)["sm90_configs"]
     with tempfile.TemporaryDirectory() as d:
-        failures = check(a, tool, cuobjdump, configs, d)
+        if a.switches:
+            failures = check_switches(a, tool, cuobjdump, d)
+        else:
+            configs = json.loads(subprocess.run([a.cli, "version", "--json"], capture_output=True, text=True,
+                                                check=True).stdout)["sm90_configs"]
+            failures = check(a, tool, cuobjdump, configs, d)
     for f in failures:
         print("FAILED:", f)
     return 1 if failures else 0
