@@ -88,18 +88,6 @@ static_assert(NVFP4_SM90_COPY_THREADS == 1 || NVFP4_SM90_COPY_THREADS == 3, "one
 // a fifth slower than before, see v1 in results v13 r4). -DNVFP4_SM90_KS_STAGE_CHUNKS=n forces n
 // (a measurement build; configurations with KS * n above two slot groups are refused, see
 // Cfg::kSlotWaitsSafe).
-// Measurement switches of the one-chain loops, compiled and checked by tools/sass-sm90 (ctest
-// sass.sm90-switches) but not yet timed: -DNVFP4_SM90_VERDICT_AHEAD=1 loads chunk c + 1's verdict
-// with its weight words; -DNVFP4_SM90_PIPE2=1 and -DNVFP4_SM90_HALVES=1, Cfg::kPipe2 and kHalves.
-#ifndef NVFP4_SM90_VERDICT_AHEAD
-#define NVFP4_SM90_VERDICT_AHEAD 0
-#endif
-#ifndef NVFP4_SM90_PIPE2
-#define NVFP4_SM90_PIPE2 0
-#endif
-#ifndef NVFP4_SM90_HALVES
-#define NVFP4_SM90_HALVES 0
-#endif
 #ifndef NVFP4_SM90_KS_STAGE_CHUNKS
 #define NVFP4_SM90_KS_STAGE_CHUNKS 0
 #endif
@@ -137,18 +125,6 @@ struct Cfg {
   // sums besides the accumulators, and the inlined fallback around it spilled that loop state at the
   // launch bound's 128 registers (KS = 2).
   static constexpr bool kRealloc = P > 1;
-  // Measurement switches for the tiles of one consumer warpgroup (one chain, KS = 1), where no
-  // other warpgroup's MMAs fill the tensor pipe while this one adds and decodes (compiled, not yet
-  // timed: docs/hopper-exact-path.md, "out and fc2 at M = 33-128"):
-  //  - kPipe2 (NVFP4_SM90_PIPE2, up to 64 tokens): two chunk-sum buffers, chunk c + 1's MMAs in
-  //    flight while chunk c is applied and chunk c + 2 decoded; it holds stages c and c + 1 while
-  //    it waits for c + 2's, so the ring needs three. With two consumer warpgroups (64x1x2x1,
-  //    64x2x1x1) the second buffer spilled at their 168 registers, so it stays with one.
-  //  - kHalves (NVFP4_SM90_HALVES, 128x1x1x1): the 128 tokens as two 64-token chains, each half's
-  //    adds and the next chunk's decode under the other half's MMAs (two fragment buffers; 128
-  //    tokens in two full chunk-sum buffers do not fit 255 registers: ptxas serialised every wgmma).
-  static constexpr bool kPipe2 = NVFP4_SM90_PIPE2 && KS == 1 && P == 1 && NH == 1 && BM <= 64;
-  static constexpr bool kHalves = NVFP4_SM90_HALVES && KS == 1 && P == 1 && NH == 1 && BM == 128;
   static constexpr int kConsumerRegs =
       !kRealloc ? kEntryRegs
                 : (KS > 1 ? (2 * kEntryRegs - kProducerRegs > 248 ? 248 : 2 * kEntryRegs - kProducerRegs) / 8 * 8
@@ -1160,7 +1136,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       }
     };
 
-    // The one-chain loops' test: chunk c's verdict holds with the running bound.
+    // The one-chain loop's test: chunk c's verdict holds with the running bound.
     auto holds = [&](const uint4 vw) { return vw.x != 0 && bound < __uint_as_float(vw.y); };
 
     if constexpr (KS > 1) {
@@ -1236,260 +1212,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           ++c;
         }
       }
-    } else if constexpr (NH == 1 && C::kHalves) {
-      // 128 tokens as two chains of 64 (H0: tokens 0-63 into s0, H1: 64-127 into s1). A thread's
-      // m64n128 accumulators are its two m64n64 ones side by side (acc[0][0..31] and [32..63]), so
-      // the sums, the epilogue and the fallback see the same elements. Per chunk c, with chunk c's
-      // fragments in fa and chunk c + 1's decoded into the other buffer fn:
-      //   c + 1's ready wait and words | wait H0(c) | verdict | apply s0 | decode c + 1 into fn,
-      //   issue H0(c + 1) | wait H1(c) | apply s1 | release c | issue H1(c + 1)
-      // so that each half's adds (and the decode) run under the other half's MMAs. Even chunks
-      // use frag, odd ones frag1; the two parities are separate code points entered by goto. ptxas
-      // checks that no instruction touches an accumulator while a wgmma that writes it may be in
-      // flight; where the paths of both parities met before a full wait (the fallback's and the
-      // tail's entry), it could not tell and serialised every wgmma of the kernel (C7514), so each
-      // exit waits and gathers the sums into cs before the paths join. The fallback and the
-      // tile's last chunk share one step (one inlined fallback), which re-enters the pipeline.
-      constexpr int HB = RH / 2;
-      static_assert(BN == 128 && RH == 64, "two 64-token halves of one 128-token chain");
-      float s0[HB], s1[HB], cs[RH];
-      uint32_t frag1[4][4];
-      uint32_t c_h = 0;  // the chunk
-      uint4 vw_h = make_uint4(0, 0, 0, 0);  // its verdict
-      auto issue_half = [&](uint32_t(&f)[4][4], const RingPos p, int h, float(&d)[HB]) {
-        const uint64_t desc = desc_add(a_desc(stage_ptr(p)), h * 64 * 128 / 16);  // token 64h: 64 rows of 128 bytes
-        wgmma_fence();
-        Wgmma<64>::mma_first(d, f[0], desc);
-#pragma unroll
-        for (int j = 1; j < 4; ++j) Wgmma<64>::mma(d, f[j], desc_add(desc, 2 * j), true);
-        wgmma_commit();
-      };
-      auto add_half = [&](int h, float(&d)[HB]) {
-#pragma unroll
-        for (int i2 = 0; i2 < HB; ++i2) acc[0][h * HB + i2] = __fadd_rz(acc[0][h * HB + i2], d[i2]);
-      };
-      auto leave = [&]() {  // a full wait, both halves' sums into cs
-        wgmma_wait_all();
-        fence_chain(frag, s0);
-        fence_chain(frag1, s1);
-#pragma unroll
-        for (int i2 = 0; i2 < HB; ++i2) {
-          cs[i2] = s0[i2];
-          cs[HB + i2] = s1[i2];
-        }
-      };
-      // Chunk c's step from cs (settle makes the sums its §3 step where the verdict fails).
-      auto settle_apply = [&]() {
-        settle(c_h, stage_ptr(pos), vw_h, cs);
-#pragma unroll
-        for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], cs[i2]);
-        bound = __fadd_ru(bound, __uint_as_float(vw_h.z));
-        mbar_arrive(&empty[pos.stage]);  // after the fallback's reads of the stage
-        trace(7, g_apply++);
-      };
-      RingPos p1 = pos;  // chunk c + 1's stage (pos: chunk c's)
-      p1.advance(stages);
-      WWords nw{};
-      // Chunk c's verdict, c + 1's ready wait and words, the wait for H0(c) (c + 1 < C_ here).
-      auto head_h = [&]() {
-        vw_h = verdict_at(pos);
-        mbar_wait(&ready[p1.stage], p1.phase);
-        nw = load_words(stage_ptr(p1));
-        wgmma_wait_1();  // H1(c) is the newest group
-        trace_wg(q, 0, g_apply);
-      };
-      // The rest of chunk c's step (its verdict held).
-      auto rest_h = [&](uint32_t(&fn)[4][4]) {
-        fence_regs(s0);
-        add_half(0, s0);
-        decode_words(nw, fn);  // the other buffer is still read by H1(c)
-        issue_half(fn, p1, 0, s0);
-        wgmma_wait_1();  // H1(c) done; H0(c + 1) the newest
-        fence_regs(s1);
-        add_half(1, s1);
-        bound = __fadd_ru(bound, __uint_as_float(vw_h.z));
-        mbar_arrive(&empty[pos.stage]);  // H0(c), H1(c) and the verdict were its last reads
-        issue_half(fn, p1, 1, s1);
-        trace_wg(q, 3, g_apply);
-        trace(7, g_apply++);
-        pos = p1;
-        p1.advance(stages);
-        ++c_h;
-      };
-      // Chunk c + 1 decoded into f and both halves issued (after a fallback: as the hot path leaves it).
-      auto reenter = [&](uint32_t(&f)[4][4]) {
-        decode_words(load_words(stage_ptr(p1)), f);
-        issue_half(f, p1, 0, s0);
-        issue_half(f, p1, 1, s1);
-        pos = p1;
-        p1.advance(stages);
-        ++c_h;
-      };
-      // Chunk c_h's head; true where it leaves the pipeline (the tile's last chunk, a failed
-      // verdict), its sums then in cs. Inlined in each parity's half, so each waits before the join.
-      auto leaves_h = [&]() {
-        if (c_h + 1 == C_) {
-          vw_h = verdict_at(pos);
-          leave();
-          return true;
-        }
-        head_h();
-        if (holds(vw_h)) return false;
-        leave();
-        return true;
-      };
-      mbar_wait(&ready[pos.stage], pos.phase);
-      decode_into(stage_ptr(pos), frag);
-      issue_half(frag, pos, 0, s0);
-      issue_half(frag, pos, 1, s1);
-    halves_even:  // chunk c_h even, in frag; H0 and H1 in flight
-      if (leaves_h()) goto halves_slow;
-      rest_h(frag1);
-    halves_odd:  // chunk c_h odd, in frag1
-      if (leaves_h()) goto halves_slow;
-      rest_h(frag);
-      goto halves_even;
-    halves_slow:  // chunk c_h's sums in cs, nothing in flight: a failed verdict, or the tile's last chunk
-      settle_apply();
-      if (c_h + 1 < C_) {
-        if (c_h & 1u) {
-          reenter(frag);
-          goto halves_even;
-        }
-        reenter(frag1);
-        goto halves_odd;
-      }
-      pos = p1;
-    } else if constexpr (NH == 1 && C::kPipe2) {
-      // One warpgroup per CTA, two chunk-sum buffers: chunk c + 1's MMAs run while chunk c is
-      // tested and applied and chunk c + 2 is decoded and issued into chunk c's buffer. The adds
-      // stay in chunk order (the sequential contract); only the MMAs run one chunk ahead.
-      //   c + 2's ready wait and words | wait_group 1 (chunk c's MMAs) | verdict | release c |
-      //   apply c (add.rz) | decode c + 2, issue it into c's buffer
-      // Even chunks use frag / ch, odd chunks frag1 / ch1. The two halves of the loop are separate
-      // code points, entered by goto, and written out (their exits folded into one lambda, LLVM
-      // merged them ahead of the waits and ptxas serialised the kernel without a warning): ptxas
-      // checks that no instruction reads an accumulator while
-      // its wgmma may be in flight, and at a point where the paths of both parities joined it could
-      // not tell which buffer wait_group 1 leaves in flight, and serialised every wgmma (C7514).
-      // A chunk that leaves the pipeline (a verdict that fails, the tile's last two chunks) does
-      // so after a full wait, its sums copied to cs: one inlined fallback for the loop, one for the
-      // tail (one shared by both, the re-entry chosen by a count of the chunks left, made ptxas
-      // serialise the kernel). ptxas also needs the same number of groups in flight at each wait
-      // on every path.
-      uint32_t frag1[4][4];
-      float ch1[RH], cs[RH], cs1[RH];
-      RingPos p1 = pos, p2;  // chunk c + 1's stage and c + 2's (pos: chunk c's)
-      p1.advance(stages);
-      uint4 vw = make_uint4(0, 0, 0, 0);
-      WWords nw{};
-      uint32_t c = 0, left = 0;
-      // Chunk c's verdict, c + 2's ready wait and words (c + 2 < C_ here), the wait for c's MMAs.
-      auto head2 = [&]() {
-        vw = verdict_at(pos);
-        p2 = p1;
-        p2.advance(stages);
-        mbar_wait(&ready[p2.stage], p2.phase);
-        nw = load_words(stage_ptr(p2));
-        wgmma_wait_1();  // chunk c + 1's group is the newest
-        trace_wg(q, 0, g_apply);
-      };
-      // Chunk c's step from sums ca (its verdict held, or settle made them its step), its stage released.
-      auto apply2 = [&](float(&ca)[RH]) {
-        mbar_arrive(&empty[pos.stage]);  // the MMA wait, the verdict and any fallback were its last reads
-#pragma unroll
-        for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], ca[i2]);
-        bound = __fadd_ru(bound, __uint_as_float(vw.z));
-        trace(7, g_apply++);
-      };
-      auto issue2 = [&](uint32_t(&fa)[4][4], float(&ca)[RH]) {  // chunk c + 2 (words nw, stage p2) into (fa, ca); c advances
-        decode_words(nw, fa);
-        issue_with(fa, a_desc(stage_ptr(p2)), ca);
-        trace_wg(q, 3, g_apply);
-        pos = p1;
-        p1 = p2;
-        ++c;
-      };
-      auto take = [&](float(&dst)[RH], float(&src)[RH]) {
-#pragma unroll
-        for (int i2 = 0; i2 < RH; ++i2) dst[i2] = src[i2];
-      };
-      // Leaving the pipeline: a full wait, chunk c's sums (a) into cs and c + 1's (b) into cs1.
-      auto leave = [&](float(&a)[RH], float(&b)[RH]) {
-        wgmma_wait_all();
-        fence_chain(frag, ch);
-        fence_chain(frag1, ch1);
-        take(cs, a);
-        take(cs1, b);
-      };
-      mbar_wait(&ready[pos.stage], pos.phase);
-      decode_into(stage_ptr(pos), frag);
-      issue_with(frag, a_desc(stage_ptr(pos)), ch);
-      if (C_ < 2) {
-        leave(ch, ch);
-        left = 1;
-        goto pipe2_tail;
-      }
-      mbar_wait(&ready[p1.stage], p1.phase);
-      decode_into(stage_ptr(p1), frag1);
-      issue_with(frag1, a_desc(stage_ptr(p1)), ch1);
-    pipe2_even:  // chunk c even; its MMAs (ch) done or in flight ahead of chunk c + 1's (ch1)
-      if (c + 2 >= C_) {
-        leave(ch, ch1);
-        left = 2;
-        goto pipe2_tail;
-      }
-      head2();
-      if (!holds(vw)) {
-        leave(ch, ch1);  // chunk c + 1's MMAs too: the fallback's registers are free of MMAs
-        goto pipe2_slow;
-      }
-      fence_chain(frag, ch);
-      apply2(ch);
-      issue2(frag, ch);
-    pipe2_odd:  // chunk c odd; its MMAs (ch1) done or in flight ahead of chunk c + 1's (ch)
-      if (c + 2 >= C_) {
-        leave(ch1, ch);
-        left = 2;
-        goto pipe2_tail;
-      }
-      head2();
-      if (!holds(vw)) {
-        leave(ch1, ch);
-        goto pipe2_slow;
-      }
-      fence_chain(frag1, ch1);
-      apply2(ch1);
-      issue2(frag1, ch1);
-      goto pipe2_even;
-    pipe2_slow:
-      settle(c, stage_ptr(pos), vw, cs);
-      apply2(cs);
-      // Back into the pipeline as the hot path leaves it: chunk c + 1's MMAs issued again (same
-      // operands, same sums; its stage is still held), then c + 2's behind them, so that every
-      // wait_group 1 is reached with the same two groups in flight on every path.
-      nw = load_words(stage_ptr(p2));  // head loaded them; reloaded rather than carried through settle
-      if (c & 1u) {
-        decode_into(stage_ptr(p1), frag);
-        issue_with(frag, a_desc(stage_ptr(p1)), ch);
-        issue2(frag1, ch1);
-        goto pipe2_even;
-      }
-      decode_into(stage_ptr(p1), frag1);
-      issue_with(frag1, a_desc(stage_ptr(p1)), ch1);
-      issue2(frag, ch);
-      goto pipe2_odd;
-    pipe2_tail:  // the tile's last `left` chunks, their sums in cs (and cs1), nothing in flight
-#pragma unroll 1
-      for (; left > 0; --left) {
-        vw = verdict_at(pos);
-        settle(c, stage_ptr(pos), vw, cs);
-        apply2(cs);
-        take(cs, cs1);
-        pos = p1;
-        p1.advance(stages);
-        ++c;
-      }
     } else if constexpr (NH == 1) {
       // One chain per chunk:
       //   c + 1's ready wait and weight words | wait MMA(c) | verdict test | [release c] |
@@ -1523,19 +1245,11 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // with it, 64x2x1x1 and 64x3x1x1 within 0.7 %.
       constexpr bool kEarlyRelease = BM <= 32 || kEarlyReady;
       // nx: the stage after pos (chunk c + 1's); nw receives chunk c + 1's weight words.
-      uint4 vnext = make_uint4(0, 0, 0, 0);  // VERDICT_AHEAD: chunk c + 1's verdict, loaded with its words
       auto head = [&](uint32_t c, const RingPos nx, WWords& nw) {  // chunk c's verdict and the wait for its MMAs
-#if NVFP4_SM90_VERDICT_AHEAD
-        const uint4 vw = vnext;
-#else
         const uint4 vw = verdict_at(pos);
-#endif
         if (c + 1 < C_) {
           if (!kEarlyReady) mbar_wait(&ready[nx.stage], nx.phase);
           nw = load_words(stage_ptr(nx));
-#if NVFP4_SM90_VERDICT_AHEAD
-          vnext = verdict_at(nx);
-#endif
           trace(5, g_apply + 1);
         }
         wgmma_wait_all();
@@ -1575,9 +1289,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       mbar_wait(&ready[pos.stage], pos.phase);
       decode_stage(stage_ptr(pos));
       issue(a_desc(stage_ptr(pos)), ch);
-#if NVFP4_SM90_VERDICT_AHEAD
-      vnext = verdict_at(pos);
-#endif
       if (kEarlyReady && C_ > 1) wait_ready_after(pos);
       uint32_t c = 0;
       // At the top of both loops chunk c's MMAs are in flight into ch, on every path (one pipeline
@@ -1621,12 +1332,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         }
 #endif
         // head waited for the next stage; its words are loaded again rather than carried through settle
-        if (c + 1 < C_) {
-          nw = load_words(stage_ptr(nx));
-#if NVFP4_SM90_VERDICT_AHEAD
-          vnext = verdict_at(nx);
-#endif
-        }
+        if (c + 1 < C_) nw = load_words(stage_ptr(nx));
         apply_issue(c, vw, nx, nw);
         ++c;
       }
@@ -1869,8 +1575,7 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   auto why = [&] {
     return fit <= cap ? std::string("not enough shared memory for") : "NVFP4_SM90_MAX_STAGES=" + std::to_string(cap) + " allows fewer than";
   };
-  if (stages < (C::kPipe2 ? 3 : 2))
-    return unsupported("sm90 kernel: " + why() + (C::kPipe2 ? " three" : " two") + " pipeline stages");
+  if (stages < 2) return unsupported("sm90 kernel: " + why() + " two pipeline stages");
   // K-split: chunk-sum warpgroup j takes stages u = j (mod KS), in ring slot u mod stages. A whole
   // number of slots per warpgroup makes each slot one warpgroup's, so the slot's previous round is
   // a stage the waiting warpgroup consumed itself, and its parity wait on the slot cannot pass a

@@ -77,8 +77,6 @@ __device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefe
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }
-// Every committed group but the newest done (the pipelined loops: one chunk's MMAs stay in flight).
-__device__ __forceinline__ void wgmma_wait_1() { asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory"); }
 // Keeps the compiler from moving accumulator reads or writes across the asynchronous MMA.
 template <int N>
 __device__ __forceinline__ void fence_regs(float (&d)[N]) {
