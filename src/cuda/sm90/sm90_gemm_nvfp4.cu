@@ -970,13 +970,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   // Ring stage p's bytes, and this warpgroup's verdict in them (one 16-byte load).
   auto stage_ptr = [&](const RingPos p) { return smem + p.stage * C::kBytes; };
   auto verdict_at = [&](const RingPos p) { return *reinterpret_cast<const uint4*>(stage_ptr(p) + C::kV + 16 * q); };
-  // Orders the reads of a chain's sums d and the next decode's writes to its fragments f after the
-  // wait for its MMAs.
-  auto fence_chain = [&](uint32_t(&f)[4][4], auto& d) {
-    fence_regs(d);
-#pragma unroll
-    for (int j2 = 0; j2 < 4; ++j2) fence_regs(f[j2]);
-  };
   // One chain (BN tokens of A at desc) into d: four MMAs from a zero accumulator, +32 bytes per k16.
   auto issue_with = [&](uint32_t(&f)[4][4], uint64_t desc, float(&d)[RH]) {
     wgmma_fence();
@@ -1038,7 +1031,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           }
         }
 #endif
-        const uint8_t* st = smem + pos_u.stage * C::kBytes;
+        const uint8_t* st = stage_ptr(pos_u);
         decode_into(st, frag);
 #pragma unroll
         for (uint32_t k = 0; k < static_cast<uint32_t>(C::CPS); k += 2) {
@@ -1135,9 +1128,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         }
       }
     };
-
-    // The one-chain loop's test: chunk c's verdict holds with the running bound.
-    auto holds = [&](const uint4 vw) { return vw.x != 0 && bound < __uint_as_float(vw.y); };
 
     if constexpr (KS > 1) {
       // The applier: the chunks' verdicts and sums from their slots, applied in chunk order (the
@@ -1257,10 +1247,16 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         trace_wg(q, 0, g_apply);
         return vw;
       };
-      // fence_chain(frag, ch) is not in head: the path that leaves the loop carries ch as the wgmma
-      // left it, so that where paths join ptxas finds one value in those registers (a fenced copy on
-      // one path and the in-flight one on another made it move registers among the wgmmas and
-      // serialise them, C7515).
+      // Orders the reads of the sums and the next decode's writes to the fragments after the wait.
+      // Not in head: the path that leaves the loop carries ch as the wgmma left it, so that where
+      // paths join ptxas finds one value in those registers (a fenced copy on one path and the
+      // in-flight one on another made it move registers among the wgmmas and serialise them, C7515).
+      auto fence = [&]() {
+        fence_regs(ch);
+#pragma unroll
+        for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
+      };
+      auto holds = [&](const uint4 vw) { return vw.x != 0 && bound < __uint_as_float(vw.y); };
       auto wait_ready_after = [&](RingPos p) {  // kEarlyReady: the ready wait of the stage after p's
         p.advance(stages);
         mbar_wait(&ready[p.stage], p.phase);
@@ -1305,12 +1301,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           vw = head(c, nx, nw);
           if (!holds(vw)) break;
           trace_wg(q, 1, g_apply);  // after its MMA wait (event 0), as tools/sm90-trace-summary reads it
-          fence_chain(frag, ch);
+          fence();
           apply_issue(c, vw, nx, nw);
         }
         if (c == C_) break;
         wgmma_wait_all();  // nothing is in flight (head waited); says so to ptxas, which does not follow the break
-        fence_chain(frag, ch);
+        fence();
 #ifdef NVFP4_SM90_CTA_STATS
         const unsigned long long trip_t0 = globaltimer();
         const uint32_t misses0 = tile_misses;
