@@ -20,16 +20,15 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > $OUT/r3/
 t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 echo "== $(tail -1 $OUT/r3/device.txt)"
 R=$OUT/r3
-for v in cs; do
+bits() {  # binary $1's bits: its GPU suite (every configuration), validate at M = 128 and 512
+  local v=$1 m
   timeout 60 $B/${v}_tests --gtest_filter='Gpu.Sm90*' > $R/$v-tests.txt 2>&1; echo "== $v tests rc $? $(grep -E '^\[  (PASSED|FAILED)' $R/$v-tests.txt | tr '\n' ' ') [$(el) s]"
   grep -E '^\[  FAILED' $R/$v-tests.txt | head -5
   for m in 128 512; do timeout 40 $B/$v validate --rows $m --candidate sm90,sm90-stream --quiet --out /tmp/d$v$m > $R/$v-val-m$m.txt 2>&1; echo "== $v validate M=$m rc $? $(grep -o "status: [A-Z]*" $R/$v-val-m$m.txt | sort | uniq -c | tr '\n' ' ') [$(el) s]"; done
-done
+}
+bits cs
 tools/sm90-ab $R --bin cur=$B/cur --bin cs=$B/cs --bin sv=$B/sv --rows 128,512 --rounds 2 --budget $(( 130 - $(el) )) --timeout 40; echo "== r3 ab rc $? [$(el) s]"
-if [ $(el) -lt 170 ]; then v=sv
-  timeout 60 $B/${v}_tests --gtest_filter='Gpu.Sm90*' > $R/$v-tests.txt 2>&1; echo "== $v tests rc $? $(grep -E '^\[  (PASSED|FAILED)' $R/$v-tests.txt | tr '\n' ' ') [$(el) s]"
-  for m in 128 512; do timeout 40 $B/$v validate --rows $m --candidate sm90,sm90-stream --quiet --out /tmp/d$v$m > $R/$v-val-m$m.txt 2>&1; echo "== $v validate M=$m rc $? $(grep -o "status: [A-Z]*" $R/$v-val-m$m.txt | sort | uniq -c | tr '\n' ' ') [$(el) s]"; done
-fi
+[ $(el) -lt 170 ] && bits sv
 tools/sm90-ab $OUT/r4 --bin cur=$B/cur --bin cs=$B/cs --rows 4096 --rounds 2 --sm90-config 128x2x1x1,256x2x1x2,256x1x1x2 --budget $(( 230 - $(el) )) --timeout 60; echo "== r4 ab rc $? [$(el) s]"
 R=$OUT/r5
 for cfg in 128x3x1x2 256x2x1x2; do for tool in memcheck racecheck; do
