@@ -170,6 +170,9 @@ struct Cfg {
   // tokens a thread).
   static constexpr bool kWarpTrip = KS == 1 && BM >= 64 && BM <= 128;
   static constexpr int kScratchBytes = kWarpTrip ? P * 4 * R * 4 : 0;
+  // The two-chain tiles keep their four path counters per thread in static shared memory
+  // (shared_counters): in registers, ptxas kept some in local memory inside 128x3x1x2's loop.
+  static constexpr int kCounterBytes = NH == 2 ? 4 * kThreads * 4 : 0;
   // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block
   // records (these three by the copy engine), then P verdicts (written by the verdict warp). With
   // KS > 1 neither records nor verdicts (the verdicts go into the slots), and CPS chunks: their A'
@@ -290,6 +293,13 @@ __device__ __forceinline__ TileRec load_tile_rec(const uint8_t* p) {
   d[1] = v[1];
   d[2] = v[2];
   return r;
+}
+
+// The path counters of a CTA's N threads in shared memory, [4][N] (the two-chain tiles': below).
+template <int N>
+__device__ __forceinline__ uint32_t* shared_counters() {
+  __shared__ uint32_t c[4 * N];
+  return c;
 }
 
 // A pointer the compiler cannot see through: arrays accessed by it stay in local memory instead of
@@ -937,7 +947,18 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   const int warp = tid / 32, lane = tid % 32, g8 = lane / 4, t = lane % 4;
   const int r0 = 16 * warp + g8;                   // rows r0 and r0 + 8 of the 64-row block
   float acc[NH][RH], ch[RH];
-  uint32_t slow_steps = 0, tile_misses = 0, group_misses = 0, chunk_steps = 0;
+  // The path counters of the two-chain tiles live in shared memory: in registers, ptxas kept four
+  // of them and two loop values in local memory inside 128x3x1x2's loop (six LDL/STL per chunk).
+  uint32_t r_counters[4] = {0, 0, 0, 0};
+  uint32_t* counters = r_counters;  // counter i at counters[i * stride]
+  int stride = 1;
+  if constexpr (C::NH == 2) {
+    counters = shared_counters<C::kThreads>() + threadIdx.x;
+    stride = C::kThreads;
+  }
+  uint32_t &slow_steps = counters[0], &tile_misses = counters[stride], &group_misses = counters[2 * stride],
+           &chunk_steps = counters[3 * stride];
+  slow_steps = tile_misses = group_misses = chunk_steps = 0;
   RingPos pos;
   __shared__ uint32_t wg_max[2][4][4];  // [buffer][consumer warpgroup][warp]: wg_abs_max's exchange
   int wg_max_buf = 0;
@@ -1338,11 +1359,11 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
         const int s = pos.stage;
         mbar_wait(&ready[s], pos.phase);
-        const uint8_t* st = smem + s * C::kBytes;
+        const uint8_t* st = stage_ptr(pos);
         const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
         const uint8_t* at = st + C::kA + tb * BM * 128;
         decode_stage(st);
-        const uint4 vw = *reinterpret_cast<const uint4*>(st + C::kV + 16 * q);  // Verdict, one load
+        const uint4 vw = verdict_at(pos);
         const float acc_limit = __uint_as_float(vw.y), inc = __uint_as_float(vw.z);
         bool fast = vw.x != 0;
         if (fast && !(bound < acc_limit)) {  // recompute the bound from the accumulators
@@ -1563,7 +1584,8 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   int optin = 0, dev = 0;
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
   NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  const int budget = optin - kSmemAlign - 256 - C::kSlotArea - C::kScratchBytes;
+  // 256 bytes for the static shared memory (wg_max), and the two-chain tiles' path counters.
+  const int budget = optin - kSmemAlign - 256 - C::kCounterBytes - C::kSlotArea - C::kScratchBytes;
   const int cap = max_stages(C::kStageCap), fit = budget / (C::kBytes + 24);
   int stages = std::min(cap, fit);
   // For a refusal only (not built on every launch): which bound left too few, the shared memory or
@@ -1679,6 +1701,7 @@ constexpr Built kBuilt[] = {
     {{64, 2, 1, 1}, launch_cfg<Cfg<64, 2, 1, 1>>},    {{64, 3, 1, 1}, launch_cfg<Cfg<64, 3, 1, 1>>},
     {{128, 1, 1, 1}, launch_cfg<Cfg<128, 1, 1, 1>>},  {{128, 1, 2, 1}, launch_cfg<Cfg<128, 1, 2, 1>>},
     {{128, 2, 1, 1}, launch_cfg<Cfg<128, 2, 1, 1>>},  {{128, 3, 1, 2}, launch_cfg<Cfg<128, 3, 1, 2>>},
+    {{96, 2, 1, 1}, launch_cfg<Cfg<96, 2, 1, 1>>},
     {{256, 1, 1, 2}, launch_cfg<Cfg<256, 1, 1, 2>>},  {{256, 2, 1, 2}, launch_cfg<Cfg<256, 2, 1, 2>>},
     {{16, 1, 1, 1, 2}, launch_cfg<Cfg<16, 1, 1, 1, 2>>}, {{16, 1, 1, 1, 3}, launch_cfg<Cfg<16, 1, 1, 1, 3>>},
     {{16, 1, 1, 1, 4}, launch_cfg<Cfg<16, 1, 1, 1, 4>>}, {{32, 1, 1, 1, 2}, launch_cfg<Cfg<32, 1, 1, 1, 2>>},
@@ -1739,18 +1762,23 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     // fc1 154.0 -> 119.8 us (r7).
     return Config{128, 2, 1, 1};
   }
-  // Above 128 tokens the fewest rounds of tiles weighted by what a round costs (results v21 r1, r6):
-  // a round of 128x3x1x2 tiles 1.71-1.81 times one of 128x2x1x1, a round of 64x2x1x1 0.76-0.83 times
-  // (weights 21 : 12 : 10 below; of equal products 128x2x1x1). attn_out_proj and mlp_fc2 (84 row
-  // blocks) thus take 64x2x1x1 at M = 129-192 (one round of 126 tiles: 17-19 % faster than 128x2x1x1)
-  // and 128x3x1x2 at M = 385-512 (one round against two: 10-12 % faster); everywhere else 128x2x1x1,
-  // which was the fastest of the five to seven configurations timed at M = 192, 256, 768, 1024, 2048
-  // and 4096.
+  // Above 128 tokens the fewest rounds of tiles weighted by what a round costs: a round of 128x2x1x1
+  // tiles 12, of 128x3x1x2 21, of 64x2x1x1 10 (results v21 r1, r6, on the H200) and of 96x2x1x1 10
+  // (results v31 r3, an H100: a 96-token round costs 0.83-0.90 of a 128-token one and covers 3/4 of
+  // its tokens, so it wins only where it needs no more rounds or the 128-token tiles' last round is
+  // a sliver). Of equal costs the earlier candidate. In v31 r3's sweep (the four MiniMax H3
+  // linears at M = 192, 256, 384, 448, 512, 640, 768, 1536, 2048, 2304, 3072; r2 adds 1024 and 4096;
+  // each configuration timed twice in one process) this rule picks the fastest of the configurations
+  // timed at all 52 points (v31 r4: faster on seven other M wherever its pick changed); the rule before it (without 96x2x1x1) was up to 17 % slower:
+  // qkv and fc1 at M = 192, out and fc2 at M = 256 (12-15 %), 448-512 (5-8.5 %) and 2048 (3 %),
+  // fc1 at M = 384 (5 %). 128x3x1x2, picked for out and fc2 at M = 385-512 until then, loses to
+  // 96x2x1x1 there; above 128 tokens the rule no longer picks it for these linears.
   struct Candidate {
     Config cfg;
     int64_t weight;
   };
-  const Candidate candidates[] = {{Config{128, 2, 1, 1}, 12}, {Config{128, 3, 1, 2}, 21}, {Config{64, 2, 1, 1}, 10}};
+  const Candidate candidates[] = {
+      {Config{128, 2, 1, 1}, 12}, {Config{128, 3, 1, 2}, 21}, {Config{64, 2, 1, 1}, 10}, {Config{96, 2, 1, 1}, 10}};
   Config best = candidates[0].cfg;
   int64_t best_cost = -1;
   for (const Candidate& c : candidates) {
