@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ctest tools.bench-compare: tools/bench-compare on a committed A/B folder (results v28 r3, HEAD
 de0d606's kernel `fin` against e11ace4's `cur` on an H200) must give the numbers that folder's README
-and the project README state, and refuse what it cannot read with a one-line error.
+and the project README state, read the forced-configuration rows of results v31 r2, and refuse what
+it cannot read with a one-line error.
 
 Usage: bench_compare_test.py --tool tools/bench-compare --results benchmarks/results
 """
@@ -46,6 +47,16 @@ def main():
     out_row = "| attn_out_proj | **1.07** (25.0-25.2 us) | **1.22-1.25** (29.4-29.7 us) | 1.44-1.45 (35.0-35.2 us) | 1.66-1.67 (43.1-43.3 us) | 1.58-1.59 (0.62 ms) |"
     if rc != 0 or len(table) != 6 or qkv not in table or out_row not in table:
         failures.append(f"--markdown fin: exit {rc}, expected the README's rows (K-split cells in bold):\n{out}{err}")
+
+    # Reports of `nvfp4 bench --sm90-config LIST` name their rows "sm90@CONFIG" (results v31 r2:
+    # two binaries, three configurations forced at M = 512-4096; the README's r2 table).
+    rc, out, err = run(a.tool, os.path.join(a.results, "2026-12-06-h100-sm90-v31", "r2"), "--base", "t3e")
+    rows = out.splitlines()
+    for m, linear, config, text in (("4096", "attn_qkv_proj", "96x3x1x1", "t3e 1878.2-1901.7 us"),
+                                    ("512", "mlp_fc2", "96x2x1x1", "t3e 191.2-191.3 us")):
+        row = [l for l in rows if l.split()[:5] == ["M", "=", m, linear, config]]
+        if rc != 0 or len(rows) != 49 or len(row) != 1 or text not in row[0]:
+            failures.append(f"sm90@CONFIG rows: exit {rc}, {len(rows)} lines, M = {m} {linear} {config}: {row}{err}")
 
     for args, code, text in (([d, "--base", "nope"], 4, "no report of 'nope'"),
                              ([d, "--markdown", "nope"], 4, "no report of 'nope'"),
