@@ -169,9 +169,9 @@ TEST(Sm90Layout, TheLauncherPicksOnlyBuiltConfigurations) {
 
 // The launcher's rule on the H200's 132 SMs for the MiniMax H3 linears (N = 21504, 5376, 28672):
 // the fewest rounds of row tiles, then the fewest warpgroups per CTA; K-split where the row blocks
-// fit one round at M <= 32; above 64 tokens the picks of results v18 r7 and v19 r10, above 128 those of v21 r1
-// and v31 r5 (each case below 4096 tokens marked "r5" is the fastest of the four candidates in that
-// sweep; docs/hopper-exact-path.md).
+// fit one round at M <= 32; above 64 tokens the picks of results v18 r7 and v19 r10 (at 65-96 tokens
+// those of v31 r6), above 128 those of v21 r1 and v31 r3 (each case marked "r3" is the fastest of the
+// four candidates in that sweep, "r6" of the six timed there; docs/hopper-exact-path.md).
 TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
   if (sm90_configs().empty()) GTEST_SKIP() << "skipped: this build has no CUDA kernels";
   const struct {
@@ -188,24 +188,28 @@ TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
       {64, 28672, "64x2x1x1"},
       {64, 5376, "64x1x1x1"},
       {128, 5376, "128x1x1x1"},  // 84: one round of one warpgroup per CTA (results v19 r10)
-      {96, 5376, "128x1x1x1"},
+      {96, 5376, "96x1x1x1"},     // 84: one round of lone 96-token warpgroups (results v31 r6)
+      {65, 5376, "96x1x1x1"},
+      {97, 5376, "128x1x1x1"},
+      {80, 21504, "96x2x1x1"},    // 336: two rounds of 96-token pairs beat one of 128x3x1x2 (r6)
       {128, 21504, "128x3x1x2"},
       {128, 28672, "128x2x1x1"},  // 448: two rounds of 128-token tiles instead of four of 64 (r7)
-      {96, 28672, "128x2x1x1"},
+      {96, 28672, "96x2x1x1"},    // r6
+      {100, 28672, "128x2x1x1"},
       {4096, 28672, "128x2x1x1"},
-      {512, 5376, "96x2x1x1"},    // 84: two rounds of 96-token tiles against one of three row blocks per CTA (r5)
-      {448, 5376, "96x2x1x1"},    // r5
+      {512, 5376, "96x2x1x1"},    // 84: two rounds of 96-token tiles against one of three row blocks per CTA (r3)
+      {448, 5376, "96x2x1x1"},    // r3
       {400, 5376, "96x2x1x1"},
-      {256, 5376, "96x2x1x1"},    // one round of 96-token tiles: the cheapest round (r5)
-      {384, 5376, "128x2x1x1"},   // r5
-      {192, 5376, "64x2x1x1"},    // 84: one round of 126 64-token tiles, as cheap as one of 96-token ones (r5)
+      {256, 5376, "96x2x1x1"},    // one round of 96-token tiles: the cheapest round (r3)
+      {384, 5376, "128x2x1x1"},   // r3
+      {192, 5376, "64x2x1x1"},    // 84: one round of 126 64-token tiles, as cheap as one of 96-token ones (r3)
       {129, 5376, "64x2x1x1"},
-      {192, 21504, "96x2x1x1"},   // 336: three rounds, as with 128-token tiles, but cheaper ones (r5)
-      {448, 21504, "96x2x1x1"},   // r5
-      {192, 28672, "96x2x1x1"},   // r5
-      {384, 28672, "96x2x1x1"},   // r5
-      {2048, 5376, "96x2x1x1"},   // seven rounds against six, the last of 128-token tiles a sliver (r5)
-      {2048, 21504, "128x2x1x1"},  // r5
+      {192, 21504, "96x2x1x1"},   // 336: three rounds, as with 128-token tiles, but cheaper ones (r3)
+      {448, 21504, "96x2x1x1"},   // r3
+      {192, 28672, "96x2x1x1"},   // r3
+      {384, 28672, "96x2x1x1"},   // r3
+      {2048, 5376, "96x2x1x1"},   // seven rounds against six, the last of 128-token tiles a sliver (r3)
+      {2048, 21504, "128x2x1x1"},  // r3
       {768, 5376, "128x2x1x1"},
       {640, 5376, "128x2x1x1"},   // two rounds either way
       {1024, 5376, "128x2x1x1"},  // three rounds against two of 1.7-1.8 times the cost

@@ -1247,8 +1247,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // 0-4 % slower (more registers live across the wait; v28 r1).
       // The ready wait for chunk c + 2 while chunk c + 1's MMAs run (kEarlyReady), instead of before
       // chunk c's MMA wait. Only 128x1x1x1 gains from it (attn_out_proj and mlp_fc2 at M = 128 7-8 %
-      // faster); every other one-chain tile ran 1-5.5 % slower with it (results v21 r10).
-      constexpr bool kEarlyReady = BM == 128 && RW == 1 && TW == 1;
+      // faster); every other one-chain tile ran 1-5.5 % slower with it (results v21 r10). The lone
+      // 96-token warpgroup (96x1x1x1, results v31 r6) was built with it, as 128x1x1x1's counterpart.
+      constexpr bool kEarlyReady = BM >= 96 && RW == 1 && TW == 1;
       // A chunk's stage released as soon as its verdict holds (its MMAs, which read A', are done and
       // the fallback will not read it), before the adds, so the copies refill it sooner. Kept where
       // it measured faster on top of the early loads (results v28 r1): the tiles of up to 32 tokens
@@ -1701,7 +1702,7 @@ constexpr Built kBuilt[] = {
     {{64, 2, 1, 1}, launch_cfg<Cfg<64, 2, 1, 1>>},    {{64, 3, 1, 1}, launch_cfg<Cfg<64, 3, 1, 1>>},
     {{128, 1, 1, 1}, launch_cfg<Cfg<128, 1, 1, 1>>},  {{128, 1, 2, 1}, launch_cfg<Cfg<128, 1, 2, 1>>},
     {{128, 2, 1, 1}, launch_cfg<Cfg<128, 2, 1, 1>>},  {{128, 3, 1, 2}, launch_cfg<Cfg<128, 3, 1, 2>>},
-    {{96, 2, 1, 1}, launch_cfg<Cfg<96, 2, 1, 1>>},
+    {{96, 2, 1, 1}, launch_cfg<Cfg<96, 2, 1, 1>>},    {{96, 1, 1, 1}, launch_cfg<Cfg<96, 1, 1, 1>>},
     {{256, 1, 1, 2}, launch_cfg<Cfg<256, 1, 1, 2>>},  {{256, 2, 1, 2}, launch_cfg<Cfg<256, 2, 1, 2>>},
     {{16, 1, 1, 1, 2}, launch_cfg<Cfg<16, 1, 1, 1, 2>>}, {{16, 1, 1, 1, 3}, launch_cfg<Cfg<16, 1, 1, 1, 3>>},
     {{16, 1, 1, 1, 4}, launch_cfg<Cfg<16, 1, 1, 1, 4>>}, {{32, 1, 1, 1, 2}, launch_cfg<Cfg<32, 1, 1, 1, 2>>},
@@ -1750,6 +1751,14 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     return Config{bm, fewest_rounds(2, pmax), 1, 1};
   }
   if (m <= 64) return Config{64, fewest_rounds(1, 3), 1, 1};
+  if (m <= 96) {
+    // 96-token warpgroups (results v31 r6, an H100, M = 72, 80 and 96, every applicable
+    // configuration timed twice in one call): one per CTA where the row blocks fit one round
+    // (attn_out_proj and mlp_fc2: 6.7-8.5 % faster than 128x1x1x1), else two (mlp_fc1: 13.3-13.6 %
+    // faster than 128x2x1x1; attn_qkv_proj: 3.9-4.4 % faster than 128x3x1x2, in two rounds against one).
+    if (one_round(1)) return Config{96, 1, 1, 1};
+    return Config{96, 2, 1, 1};
+  }
   if (m <= 128) {
     // Few row blocks (84): one round with one warpgroup per CTA. One 128-token warpgroup per CTA
     // (84 CTAs) is 0-1.5 % faster than 64x2x1x1 (84 CTAs of two) on attn_out_proj and 2-2.6 % on
