@@ -640,23 +640,33 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   uint8_t* slots = smem + stages * C::kBytes;                                 // KS > 1: chunk sums [kSlots]
   Verdict* slot_v = reinterpret_cast<Verdict*>(slots + C::kSlots * C::kSlotBytes);  // ... and their verdicts
   float* const scratch = reinterpret_cast<float*>(slot_v + C::kSlots);      // kWarpTrip: [P][4 warps][R]
-  uint64_t* full = reinterpret_cast<uint64_t*>(reinterpret_cast<uint8_t*>(scratch) + C::kScratchBytes);  // copies landed
-  uint64_t* ready = full + stages;                                          // verdicts written (KS = 1)
-  uint64_t* empty = ready + stages;                                         // consumers done
-  uint64_t* sum_full = empty + stages;                                      // KS > 1: a group's sums and verdicts written
+  uint64_t* const bars = reinterpret_cast<uint64_t*>(reinterpret_cast<uint8_t*>(scratch) + C::kScratchBytes);
+  // The one-chain and K-split tiles keep a stage's three barriers side by side (kBarStride 3), so
+  // that each is one multiply-add from the stage index (2-3 fewer instructions per chunk in their
+  // loops, results v32 r1); the two-chain tiles keep three arrays of `stages` (side by side,
+  // ptxas put a loop value of 128x3x1x2 in local memory).
+  constexpr int kBarStride = C::NH == 1 ? 3 : 1;
+  uint64_t* full = bars;                                                    // copies landed
+  uint64_t* ready = kBarStride == 3 ? bars + 1 : full + stages;             // verdicts written (KS = 1)
+  uint64_t* empty = kBarStride == 3 ? bars + 2 : ready + stages;            // consumers done
+  uint64_t* sum_full = kBarStride == 3 ? bars + 3 * stages : empty + stages;  // KS > 1: a group's sums and verdicts written
+  auto full_at = [&](int s) { return kBarStride == 3 ? bars + 3 * s : &full[s]; };
+  auto ready_at = [&](int s) { return kBarStride == 3 ? bars + 3 * s + 1 : &ready[s]; };
+  auto empty_at = [&](int s) { return kBarStride == 3 ? bars + 3 * s + 2 : &empty[s]; };
   uint64_t* sum_empty = sum_full + C::kGroups;                              // ... and loaded by the applier
   // The warpgroup index broadcast from lane 0: ptxas then knows it warp-uniform and keeps what
   // derives from it (the stage counter, stage addresses, the four wgmma descriptors of a chain) in
   // uniform registers, with no R2UR between a chain's MMAs: the one-chain and K-split loops 3-24
   // instructions per chunk shorter, 1-9 % faster at M <= 64 (results v27 r4, r5, an H200). Not for
-  // the two-chain tiles: 128x3x1x2 (qkv at M = 128) ran 0.2-1.9 % slower so.
+  // the two-chain tiles: 128x3x1x2 (qkv at M = 128) ran 0.2-1.9 % slower so, and again 0.9-5.2 %
+  // with its counters in shared memory (results v32 r2, an H100: its loop 2413 -> 2346 instructions).
   const int wg = C::NH == 1 ? __shfl_sync(0xFFFFFFFFu, static_cast<int>(threadIdx.x / 128), 0) : static_cast<int>(threadIdx.x / 128);
   const int tid = threadIdx.x % 128;
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
-      mbar_init(&full[s], C::kCopyThreads);  // each copy thread's arrive with its bytes
-      if (KS == 1) mbar_init(&ready[s], C::T);  // each verdict lane
-      mbar_init(&empty[s], C::kEmptyArrivals);
+      mbar_init(full_at(s), C::kCopyThreads);  // each copy thread's arrive with its bytes
+      if (KS == 1) mbar_init(ready_at(s), C::T);  // each verdict lane
+      mbar_init(empty_at(s), C::kEmptyArrivals);
     }
     for (int b = 0; b < C::kGroups; ++b) {
       mbar_init(&sum_full[b], C::kSumArrivals);
@@ -726,9 +736,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         };
         auto stage_weight = [&](int s, uint32_t nt, uint32_t c) {
           const uint32_t wbytes = weight_bytes(nt);
-          mbar_arrive_expect_tx(&full[s], wbytes + (C::kCopyThreads == 1 ? a_bytes + t_bytes : 0u));
+          mbar_arrive_expect_tx(full_at(s), wbytes + (C::kCopyThreads == 1 ? a_bytes + t_bytes : 0u));
           bulk_g2s(smem + s * C::kBytes + C::kW, weight_block(c, nt * RW), wbytes,
-                   &full[s]);
+                   full_at(s));
         };
         if (copy_w) {
           RingPos pos;
@@ -749,12 +759,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             const int s = pos.stage;
             if (role == 0) trace(8, g);
             if (g >= first_round || !copy_w) {  // the weight thread's first round went out above
-              mbar_wait(&empty[s], pos.phase ^ 1);  // a fresh barrier passes parity 1: the first round
+              mbar_wait(empty_at(s), pos.phase ^ 1);  // a fresh barrier passes parity 1: the first round
 #ifdef NVFP4_SM90_NO_COPY
               // Measurement build: after the first ring round the stages are re-armed without
               // copies (the consumers reuse what the first round loaded; the output is meaningless).
               if (g >= first_round) {
-                mbar_arrive(&full[s]);
+                mbar_arrive(full_at(s));
                 continue;
               }
 #endif
@@ -763,12 +773,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             if (role == 0) trace(0, g);
             uint8_t* st = smem + s * C::kBytes;
             if (copy_a) {
-              if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], a_bytes);
-              tma_load_2d(st + C::kA, &tmap_a, static_cast<int32_t>(c * 64), static_cast<int32_t>(mt * BM * TW), &full[s]);
+              if (C::kCopyThreads > 1) mbar_arrive_expect_tx(full_at(s), a_bytes);
+              tma_load_2d(st + C::kA, &tmap_a, static_cast<int32_t>(c * 64), static_cast<int32_t>(mt * BM * TW), full_at(s));
             }
             if (copy_t) {
-              if (C::kCopyThreads > 1) mbar_arrive_expect_tx(&full[s], t_bytes);
-              bulk_g2s(st + C::kT, token_record(c, mt * TW), t_bytes, &full[s]);
+              if (C::kCopyThreads > 1) mbar_arrive_expect_tx(full_at(s), t_bytes);
+              bulk_g2s(st + C::kT, token_record(c, mt * TW), t_bytes, full_at(s));
             }
           }
         }
@@ -784,13 +794,13 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         auto stage_weight = [&](int s, uint32_t nt, uint32_t c, uint32_t g) {
           const uint32_t n = stage_chunks(c);
 #ifdef NVFP4_SM90_RING_CHECK
-          reinterpret_cast<volatile uint32_t*>(ready)[2 * s] = g;
+          reinterpret_cast<volatile uint32_t*>(ready_at(s))[0] = g;
 #else
           (void)g;
 #endif
-          if (!kLaneCopies || lane == 0) mbar_arrive_expect_tx(&full[s], n * (kWBlockBytes + (C::kCopyThreads == 1 ? a_bytes : 0u)));
+          if (!kLaneCopies || lane == 0) mbar_arrive_expect_tx(full_at(s), n * (kWBlockBytes + (C::kCopyThreads == 1 ? a_bytes : 0u)));
           each_copy(n, [&](uint32_t k) {
-            bulk_g2s(smem + s * C::kBytes + C::kW + k * kWBlockBytes, weight_block(c + k, nt), kWBlockBytes, &full[s]);
+            bulk_g2s(smem + s * C::kBytes + C::kW + k * kWBlockBytes, weight_block(c + k, nt), kWBlockBytes, full_at(s));
           });
         };
         if (copy_w) {
@@ -812,12 +822,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             const int s = pos.stage;
             if (role == 0) trace(8, g0 + c);
             if (g >= first_round || !copy_w) {  // the weight thread's first round went out above
-              mbar_wait(&empty[s], pos.phase ^ 1);  // a fresh barrier passes parity 1: the first round
+              mbar_wait(empty_at(s), pos.phase ^ 1);  // a fresh barrier passes parity 1: the first round
 #ifdef NVFP4_SM90_NO_COPY
               // Measurement build: after the first ring round the stages are re-armed without
               // copies (the consumers reuse what the first round loaded; the output is meaningless).
               if (g >= first_round) {
-                mbar_arrive(&full[s]);
+                mbar_arrive(full_at(s));
                 continue;
               }
 #endif
@@ -828,12 +838,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             if (copy_a) {
               const uint32_t n = stage_chunks(c);
 #ifdef NVFP4_SM90_RING_CHECK
-              reinterpret_cast<volatile uint32_t*>(ready)[2 * s + 1] = g;
+              reinterpret_cast<volatile uint32_t*>(ready_at(s))[1] = g;
 #endif
-              if (C::kCopyThreads > 1 && (!kLaneCopies || lane == 0)) mbar_arrive_expect_tx(&full[s], n * a_bytes);
+              if (C::kCopyThreads > 1 && (!kLaneCopies || lane == 0)) mbar_arrive_expect_tx(full_at(s), n * a_bytes);
               each_copy(n, [&](uint32_t k) {
                 tma_load_2d(st + C::kA + k * a_bytes, &tmap_a, static_cast<int32_t>((c + k) * 64), static_cast<int32_t>(mt * BM * TW),
-                            &full[s]);
+                            full_at(s));
               });
             }
           }
@@ -917,7 +927,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           int run_lo = hopper::kNoRunLo;
           for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
             const int s = pos.stage;
-            mbar_wait(&full[s], pos.phase);
+            mbar_wait(full_at(s), pos.phase);
             uint8_t* st = smem + s * C::kBytes;
             Verdict v{0, 0.0f, 0.0f, 0};
             if (on) {
@@ -927,7 +937,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
               v = Verdict{t.pre_ok ? 1u : 0u, t.acc_limit, t.inc, run_lo};
             }
             *reinterpret_cast<Verdict*>(st + C::kV + 16 * q) = v;
-            mbar_arrive(&ready[s]);  // each lane releases its own write
+            mbar_arrive(ready_at(s));  // each lane releases its own write
             if (q == 0) trace(1, gt);
             ++gt;
           }
@@ -986,10 +996,19 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   };
   auto decode_into = [&](const uint8_t* st, uint32_t(&f)[4][4]) { decode_words(load_words(st), f); };
   auto decode_stage = [&](const uint8_t* st) { decode_into(st, frag); };
-  // The A descriptor of this warpgroup's tokens in stage st; addresses are in 16-byte units.
-  auto a_desc = [&](const uint8_t* st) { return desc_k_major_sw128(smem_addr(st + C::kA + tb * BM * 128)); };
-  // Ring stage p's bytes, and this warpgroup's verdict in them (one 16-byte load).
+  // Ring stage p's bytes.
   auto stage_ptr = [&](const RingPos p) { return smem + p.stage * C::kBytes; };
+  // The A descriptor of this warpgroup's tokens in stage p (addresses in 16-byte units): stage 0's
+  // plus p's offset, a 32-bit add (the start-address field cannot carry, desc_add), not rebuilt
+  // from the stage's address with its mask and shift each chunk. With the stage's barriers side by
+  // side (kBarStride), 7-12 fewer instructions per warp and chunk in every one-chain hot loop
+  // (16x3x1x1 122 -> 110, 128x2x1x1 186 -> 175) and 0.5-4 % faster at M = 16-4096 (results v32 r1,
+  // an H100); in the K-split chunk-sum loop (16x1x1x1x2 481 -> 455 per stage) and the two-chain
+  // loop (128x3x1x2: qkv at M = 128 2.9 % faster) too (v32 r2).
+  static_assert(C::kBytes % 16 == 0, "a stage starts on a 16-byte unit");
+  const uint64_t desc_stage0 = desc_k_major_sw128(smem_addr(smem + C::kA + tb * BM * 128));
+  auto stage_desc = [&](const RingPos p) { return desc_add(desc_stage0, static_cast<uint32_t>(p.stage) * (C::kBytes / 16)); };
+  // This warpgroup's verdict in stage p (one 16-byte load).
   auto verdict_at = [&](const RingPos p) { return *reinterpret_cast<const uint4*>(stage_ptr(p) + C::kV + 16 * q); };
   // One chain (BN tokens of A at desc) into d: four MMAs from a zero accumulator, +32 bytes per k16.
   auto issue_with = [&](uint32_t(&f)[4][4], uint64_t desc, float(&d)[RH]) {
@@ -1024,9 +1043,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       const uint32_t spt = (C_ + C::CPS - 1) / C::CPS;  // stages per tile
       const uint32_t total = (g_last + 1) / C_ * spt;
       // Chunk k of the stage at st: MMAs from fa, chunk kn decoded into fb, sums to slot g.
-      auto chunk = [&](const uint8_t* st, uint32_t k, uint32_t kn, uint32_t g, uint32_t(&fa)[4][4], uint32_t(&fb)[4][4]) {
+      auto chunk = [&](const RingPos pu, const uint8_t* st, uint32_t k, uint32_t kn, uint32_t g, uint32_t(&fa)[4][4], uint32_t(&fb)[4][4]) {
         trace(2, g);
-        issue_with(fa, a_desc(st + k * C::kATile), ch);
+        issue_with(fa, desc_add(stage_desc(pu), k * (C::kATile / 16)), ch);
         decode_into(st + kn * kWBlockBytes, fb);
         wgmma_wait_all();
         trace(3, g);
@@ -1040,11 +1059,11 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #pragma unroll 1
       for (uint32_t u = j; u < total; u += KS) {
         const uint32_t it = u / spt, c0 = (u - it * spt) * C::CPS, n = stage_chunks(c0), g = it * C_ + c0;
-        mbar_wait(&full[pos_u.stage], pos_u.phase);
+        mbar_wait(full_at(pos_u.stage), pos_u.phase);
 #ifdef NVFP4_SM90_RING_CHECK
         if constexpr (C::CPS > 1) {  // the stamps come from the K-split's copy loop (CPS > 1)
-          const uint32_t sw = reinterpret_cast<volatile uint32_t*>(ready)[2 * pos_u.stage],
-                         sa = reinterpret_cast<volatile uint32_t*>(ready)[2 * pos_u.stage + 1];
+          const uint32_t sw = reinterpret_cast<volatile uint32_t*>(ready_at(pos_u.stage))[0],
+                         sa = reinterpret_cast<volatile uint32_t*>(ready_at(pos_u.stage))[1];
           if (sw != u || sa != u) {
             printf("ring check: block %d wg %d thread %d: stage %u (slot %d phase %u) holds w %u a %u\n", blockIdx.x, wg, tid, u,
                    pos_u.stage, pos_u.phase, sw, sa);
@@ -1057,11 +1076,11 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #pragma unroll
         for (uint32_t k = 0; k < static_cast<uint32_t>(C::CPS); k += 2) {
           if (k >= n) break;
-          chunk(st, k, k + 1 < n ? k + 1 : k, g + k, frag, frag2);
+          chunk(pos_u, st, k, k + 1 < n ? k + 1 : k, g + k, frag, frag2);
           if (k + 1 >= n) break;
-          chunk(st, k + 1, k + 2 < n ? k + 2 : k + 1, g + k + 1, frag2, frag);
+          chunk(pos_u, st, k + 1, k + 2 < n ? k + 2 : k + 1, g + k + 1, frag2, frag);
         }
-        mbar_arrive(&empty[pos_u.stage]);  // this warpgroup's reads of the stage are done
+        mbar_arrive(empty_at(pos_u.stage));  // this warpgroup's reads of the stage are done
         for (int i = 0; i < KS; ++i) pos_u.advance(stages);
       }
       return;
@@ -1076,8 +1095,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     const uint32_t block = nt * RW + rb, tblock = mt * TW + tb;
     if (KS == 1 && block >= nblocks) {  // the last row tile may hold fewer blocks than warpgroups (never with KS > 1: one block per tile)
       for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
-        mbar_wait(&ready[pos.stage], pos.phase);
-        mbar_arrive(&empty[pos.stage]);
+        mbar_wait(ready_at(pos.stage), pos.phase);
+        mbar_arrive(empty_at(pos.stage));
       }
       continue;
     }
@@ -1260,7 +1279,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       auto head = [&](uint32_t c, const RingPos nx, WWords& nw) {  // chunk c's verdict and the wait for its MMAs
         const uint4 vw = verdict_at(pos);
         if (c + 1 < C_) {
-          if (!kEarlyReady) mbar_wait(&ready[nx.stage], nx.phase);
+          if (!kEarlyReady) mbar_wait(ready_at(nx.stage), nx.phase);
           nw = load_words(stage_ptr(nx));
           trace(5, g_apply + 1);
         }
@@ -1281,7 +1300,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       auto holds = [&](const uint4 vw) { return vw.x != 0 && bound < __uint_as_float(vw.y); };
       auto wait_ready_after = [&](RingPos p) {  // kEarlyReady: the ready wait of the stage after p's
         p.advance(stages);
-        mbar_wait(&ready[p.stage], p.phase);
+        mbar_wait(ready_at(p.stage), p.phase);
       };
       // Chunk c applied (its sums in ch are its §3 step), chunk c + 1's MMAs issued from nw, c's stage
       // released (kEarlyRelease: first, its verdict having held or the fallback done with it), pos
@@ -1289,24 +1308,24 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       auto apply_issue = [&](uint32_t c, const uint4 vw, const RingPos nx, const WWords& nw) {
         const int s = pos.stage;
         const bool more = c + 1 < C_;
-        if (kEarlyRelease) mbar_arrive(&empty[s]);  // the MMA wait, the verdict and any fallback were its last reads
+        if (kEarlyRelease) mbar_arrive(empty_at(s));  // the MMA wait, the verdict and any fallback were its last reads
 #pragma unroll
         for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], ch[i2]);
         bound = __fadd_ru(bound, __uint_as_float(vw.z));
         if (more) {
           decode_words(nw, frag);
-          issue(a_desc(stage_ptr(nx)), ch);
+          issue(stage_desc(nx), ch);
           trace_wg(q, 2, g_apply);
         }
-        if (!kEarlyRelease) mbar_arrive(&empty[s]);  // every consumer thread (kArrivalsPerWarpgroup)
+        if (!kEarlyRelease) mbar_arrive(empty_at(s));  // every consumer thread (kArrivalsPerWarpgroup)
         trace_wg(q, 3, g_apply);
         trace(7, g_apply++);
         pos = nx;
         if (kEarlyReady && c + 2 < C_) wait_ready_after(pos);
       };
-      mbar_wait(&ready[pos.stage], pos.phase);
+      mbar_wait(ready_at(pos.stage), pos.phase);
       decode_stage(stage_ptr(pos));
-      issue(a_desc(stage_ptr(pos)), ch);
+      issue(stage_desc(pos), ch);
       if (kEarlyReady && C_ > 1) wait_ready_after(pos);
       uint32_t c = 0;
       // At the top of both loops chunk c's MMAs are in flight into ch, on every path (one pipeline
@@ -1359,7 +1378,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #pragma unroll 1
       for (uint32_t c = 0; c < C_; ++c, pos.advance(stages)) {
         const int s = pos.stage;
-        mbar_wait(&ready[s], pos.phase);
+        mbar_wait(ready_at(s), pos.phase);
         const uint8_t* st = stage_ptr(pos);
         const uint8_t* wb = st + C::kW + rb * kWBlockBytes;
         const uint8_t* at = st + C::kA + tb * BM * 128;
@@ -1376,7 +1395,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         }
         // Branches on a warp-uniform value only: wgmma.wait_group must run converged.
         const bool warp_fast = __all_sync(0xFFFFFFFFu, fast);
-        const uint64_t desc = desc_k_major_sw128(smem_addr(at));
+        const uint64_t desc = stage_desc(pos);
         float lc_mem[C::R];  // the chunk sums of a chunk that takes the fallback (local memory)
         float* const lc = opaque(lc_mem);
 #pragma unroll
@@ -1443,7 +1462,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           }
         }
         bound = __fadd_ru(bound, inc);
-        mbar_arrive(&empty[s]);
+        mbar_arrive(empty_at(s));
       }
     }
     chunk_steps += C_;
