@@ -545,34 +545,40 @@ TEST(Gpu, Sm90Bf16OutputWithoutTheFp32CopyOnEveryTileConfiguration) {
                                    : quantized(synthetic_weight(n, k, 53 + n), n, k);
       std::vector<uint16_t> bias(n);
       for (int64_t i = 0; i < n; ++i) bias[i] = static_cast<uint16_t>(0xBC00 + (i * 29) % 700);
-      GemmSpec spec;
-      spec.alpha = adversarial ? 0.75f : A.global_scale * W.global_scale;
-      spec.bias = bias.data();
-      auto ref = gemm_oracle(A, W, spec);
-      ASSERT_TRUE(ref.is_ok());
-      const std::vector<uint16_t>& want = (*ref)[0].out;
-      if (adversarial)  // NaN outputs really occur
-        EXPECT_GT(std::count_if(want.begin(), want.end(), [](uint16_t h) { return (h & 0x7FFF) > 0x7F80; }), 0);
-      auto w = prepare_weight_gpu(W, GpuGemmKernel::kSm90);
-      ASSERT_TRUE(w.is_ok()) << w.status().message();
-      DevMem da(A.data.size()), dsa(A.scales.size()), dout(m * n * 2), dbias(n * 2);
-      ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
-      ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
-      ASSERT_EQ(cudaMemcpy(dbias.p, bias.data(), n * 2, cudaMemcpyHostToDevice), cudaSuccess);
-      DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, nullptr);
-      mm.bias = dbias.as<uint16_t>();
-      std::vector<uint16_t> out(m * n);
-      for (const std::string& cfg : sm90_configs()) {
-        ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);  // a NaN pattern where nothing is written
-        setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
-        const Status s = matmul_gpu_device(*w.value(), mm);
-        unsetenv("NVFP4_SM90_CONFIG");
-        ASSERT_TRUE(s.is_ok()) << s.message();
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-        ASSERT_EQ(cudaMemcpy(out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
-        int64_t bad = 0;
-        for (int64_t i = 0; i < m * n; ++i) bad += out[i] != want[i];
-        EXPECT_EQ(bad, 0) << (adversarial ? "adversarial" : "outliers") << " n " << n << " config " << cfg;
+      // The epilogue multiplies once by alpha * 2^7 where |alpha| < 2^120 (exact there) and twice
+      // otherwise: a subnormal alpha and one above 2^120 besides the checkpoint's.
+      const std::vector<float> alphas = adversarial ? std::vector<float>{0.75f}
+                                                    : std::vector<float>{A.global_scale * W.global_scale, 0x1p121f, 0x1p-140f};
+      for (const float alpha : alphas) {
+        GemmSpec spec;
+        spec.alpha = alpha;
+        spec.bias = bias.data();
+        auto ref = gemm_oracle(A, W, spec);
+        ASSERT_TRUE(ref.is_ok());
+        const std::vector<uint16_t>& want = (*ref)[0].out;
+        if (adversarial)  // NaN outputs really occur
+          EXPECT_GT(std::count_if(want.begin(), want.end(), [](uint16_t h) { return (h & 0x7FFF) > 0x7F80; }), 0);
+        auto w = prepare_weight_gpu(W, GpuGemmKernel::kSm90);
+        ASSERT_TRUE(w.is_ok()) << w.status().message();
+        DevMem da(A.data.size()), dsa(A.scales.size()), dout(m * n * 2), dbias(n * 2);
+        ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(dbias.p, bias.data(), n * 2, cudaMemcpyHostToDevice), cudaSuccess);
+        DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, nullptr);
+        mm.bias = dbias.as<uint16_t>();
+        std::vector<uint16_t> out(m * n);
+        for (const std::string& cfg : sm90_configs()) {
+          ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);  // a NaN pattern where nothing is written
+          setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
+          const Status s = matmul_gpu_device(*w.value(), mm);
+          unsetenv("NVFP4_SM90_CONFIG");
+          ASSERT_TRUE(s.is_ok()) << s.message();
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          ASSERT_EQ(cudaMemcpy(out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+          int64_t bad = 0;
+          for (int64_t i = 0; i < m * n; ++i) bad += out[i] != want[i];
+          EXPECT_EQ(bad, 0) << (adversarial ? "adversarial" : "outliers") << " n " << n << " alpha " << alpha << " config " << cfg;
+        }
       }
     }
 }
