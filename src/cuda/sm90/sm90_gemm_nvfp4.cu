@@ -646,10 +646,11 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   // loops, results v32 r1); the two-chain tiles keep three arrays of `stages` (side by side,
   // ptxas put a loop value of 128x3x1x2 in local memory).
   constexpr int kBarStride = C::NH == 1 ? 3 : 1;
-  uint64_t* full = bars;                                                    // copies landed
-  uint64_t* ready = kBarStride == 3 ? bars + 1 : full + stages;             // verdicts written (KS = 1)
-  uint64_t* empty = kBarStride == 3 ? bars + 2 : ready + stages;            // consumers done
-  uint64_t* sum_full = kBarStride == 3 ? bars + 3 * stages : empty + stages;  // KS > 1: a group's sums and verdicts written
+  // kBarStride 1: the arrays of the copies landed, the verdicts written (KS = 1), the consumers done.
+  uint64_t* const full = bars;
+  uint64_t* const ready = full + stages;
+  uint64_t* const empty = ready + stages;
+  uint64_t* sum_full = bars + 3 * stages;                                   // KS > 1: a group's sums and verdicts written
   auto full_at = [&](int s) { return kBarStride == 3 ? bars + 3 * s : &full[s]; };
   auto ready_at = [&](int s) { return kBarStride == 3 ? bars + 3 * s + 1 : &ready[s]; };
   auto empty_at = [&](int s) { return kBarStride == 3 ? bars + 3 * s + 2 : &empty[s]; };
@@ -960,12 +961,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   // The path counters of the two-chain tiles live in shared memory: in registers, ptxas kept four
   // of them and two loop values in local memory inside 128x3x1x2's loop (six LDL/STL per chunk).
   uint32_t r_counters[4] = {0, 0, 0, 0};
-  uint32_t* counters = r_counters;  // counter i at counters[i * stride]
-  int stride = 1;
-  if constexpr (C::NH == 2) {
-    counters = shared_counters<C::kThreads>() + threadIdx.x;
-    stride = C::kThreads;
-  }
+  constexpr int stride = C::NH == 2 ? C::kThreads : 1;  // counter i at counters[i * stride]
+  uint32_t* const counters = C::NH == 2 ? shared_counters<C::kThreads>() + threadIdx.x : r_counters;
   uint32_t &slow_steps = counters[0], &tile_misses = counters[stride], &group_misses = counters[2 * stride],
            &chunk_steps = counters[3 * stride];
   slow_steps = tile_misses = group_misses = chunk_steps = 0;
@@ -1799,8 +1796,9 @@ Config choose(int64_t m, int64_t n, int sm_count) {
   // each configuration timed twice in one process) this rule picks the fastest of the configurations
   // timed at all 52 points (v31 r4: faster on seven other M wherever its pick changed); the rule
   // before it (without 96x2x1x1) was up to 17 % slower: qkv and fc1 at M = 192, out and fc2 at
-  // M = 256 (12-15 %), 448-512 (5-8.5 %) and 2048 (3 %), fc1 at M = 384 (5 %). 128x3x1x2, picked for out and fc2 at M = 385-512 until then, loses to
-  // 96x2x1x1 there; above 128 tokens the rule no longer picks it for these linears.
+  // M = 256 (12-15 %), 448-512 (5-8.5 %) and 2048 (3 %), fc1 at M = 384 (5 %). 128x3x1x2, picked
+  // for out and fc2 at M = 385-512 until then, loses to 96x2x1x1 there; above 128 tokens the rule no
+  // longer picks it for these linears.
   struct Candidate {
     Config cfg;
     int64_t weight;
