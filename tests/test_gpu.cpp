@@ -549,6 +549,13 @@ TEST(Gpu, Sm90Bf16OutputWithoutTheFp32CopyOnEveryTileConfiguration) {
       // otherwise: a subnormal alpha and one above 2^120 besides the checkpoint's.
       const std::vector<float> alphas = adversarial ? std::vector<float>{0.75f}
                                                     : std::vector<float>{A.global_scale * W.global_scale, 0x1p121f, 0x1p-140f};
+      auto w = prepare_weight_gpu(W, GpuGemmKernel::kSm90);
+      ASSERT_TRUE(w.is_ok()) << w.status().message();
+      DevMem da(A.data.size()), dsa(A.scales.size()), dout(m * n * 2), dbias(n * 2);
+      ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(dbias.p, bias.data(), n * 2, cudaMemcpyHostToDevice), cudaSuccess);
+      std::vector<uint16_t> out(m * n);
       for (const float alpha : alphas) {
         GemmSpec spec;
         spec.alpha = alpha;
@@ -558,15 +565,8 @@ TEST(Gpu, Sm90Bf16OutputWithoutTheFp32CopyOnEveryTileConfiguration) {
         const std::vector<uint16_t>& want = (*ref)[0].out;
         if (adversarial)  // NaN outputs really occur
           EXPECT_GT(std::count_if(want.begin(), want.end(), [](uint16_t h) { return (h & 0x7FFF) > 0x7F80; }), 0);
-        auto w = prepare_weight_gpu(W, GpuGemmKernel::kSm90);
-        ASSERT_TRUE(w.is_ok()) << w.status().message();
-        DevMem da(A.data.size()), dsa(A.scales.size()), dout(m * n * 2), dbias(n * 2);
-        ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
-        ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
-        ASSERT_EQ(cudaMemcpy(dbias.p, bias.data(), n * 2, cudaMemcpyHostToDevice), cudaSuccess);
         DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, nullptr);
         mm.bias = dbias.as<uint16_t>();
-        std::vector<uint16_t> out(m * n);
         for (const std::string& cfg : sm90_configs()) {
           ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);  // a NaN pattern where nothing is written
           setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
