@@ -537,7 +537,7 @@ TEST(Gpu, Sm90Bf16OutputWithoutTheFp32CopyOnEveryTileConfiguration) {
   const int64_t m = 333, k = 1337;
   std::mt19937 rng(61);
   for (const bool adversarial : {false, true})
-    for (const int64_t n : {int64_t{1000}, int64_t{998}}) {
+    for (const int64_t n : {int64_t{1000}, int64_t{996}, int64_t{998}}) {  // the output by tensor copies (8 | n), by 8-byte stores, element by element
       const Tensor A = adversarial ? nvfp4::testing::random_tensor(m, k, rng, 0x00, 0x7F, NibbleOrder::kHiFirst)
                                          .with(NibbleOrder::kHiFirst, ScaleLayout::kSwizzled128x4)
                                    : quantized(synthetic_activation(m, k, 19, ActivationKind::kOutlierChannels), m, k);
@@ -581,6 +581,57 @@ TEST(Gpu, Sm90Bf16OutputWithoutTheFp32CopyOnEveryTileConfiguration) {
         }
       }
     }
+}
+
+// The output by tensor copies with more tiles than SMs on every configuration, so that CTAs write
+// their buffers again (each waits for its previous copy to have read it): 2053 tokens x 1544 rows
+// (25 row blocks, the last of 8 rows), outlier activations and adversarial ones with NaN outputs.
+// NVFP4_TEST_SM90_CONFIGS (a comma list) runs some configurations only: compute-sanitizer's
+// racecheck takes minutes for all of them.
+TEST(Gpu, Sm90Bf16OutputBuffersReusedAcrossTiles) {
+  REQUIRE_GPU();
+  if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
+  const int64_t m = 2053, n = 1544, k = 192;
+  std::mt19937 rng(67);
+  for (const bool adversarial : {false, true}) {
+    const Tensor A = adversarial ? nvfp4::testing::random_tensor(m, k, rng, 0x00, 0x7F, NibbleOrder::kHiFirst)
+                                       .with(NibbleOrder::kHiFirst, ScaleLayout::kSwizzled128x4)
+                                 : quantized(synthetic_activation(m, k, 23, ActivationKind::kOutlierChannels), m, k);
+    const Tensor W = adversarial ? nvfp4::testing::random_tensor(n, k, rng, 0x20, 0x50, NibbleOrder::kLoFirst)
+                                 : quantized(synthetic_weight(n, k, 71), n, k);
+    std::vector<uint16_t> bias(n);
+    for (int64_t i = 0; i < n; ++i) bias[i] = static_cast<uint16_t>(0x3C00 + (i * 37) % 900);
+    GemmSpec spec;
+    spec.alpha = adversarial ? 0.75f : A.global_scale * W.global_scale;
+    spec.bias = bias.data();
+    auto ref = gemm_oracle(A, W, spec);
+    ASSERT_TRUE(ref.is_ok());
+    const std::vector<uint16_t>& want = (*ref)[0].out;
+    if (adversarial) EXPECT_GT(std::count_if(want.begin(), want.end(), [](uint16_t h) { return (h & 0x7FFF) > 0x7F80; }), 0);
+    auto w = prepare_weight_gpu(W, GpuGemmKernel::kSm90);
+    ASSERT_TRUE(w.is_ok()) << w.status().message();
+    DevMem da(A.data.size()), dsa(A.scales.size()), dout(m * n * 2), dbias(n * 2);
+    ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(dbias.p, bias.data(), n * 2, cudaMemcpyHostToDevice), cudaSuccess);
+    DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, nullptr);
+    mm.bias = dbias.as<uint16_t>();
+    std::vector<uint16_t> out(m * n);
+    const char* only = std::getenv("NVFP4_TEST_SM90_CONFIGS");
+    for (const std::string& cfg : sm90_configs()) {
+      if (only && ("," + std::string(only) + ",").find("," + cfg + ",") == std::string::npos) continue;
+      ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);
+      setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
+      const Status s = matmul_gpu_device(*w.value(), mm);
+      unsetenv("NVFP4_SM90_CONFIG");
+      ASSERT_TRUE(s.is_ok()) << s.message();
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+      int64_t bad = 0;
+      for (int64_t i = 0; i < m * n; ++i) bad += out[i] != want[i];
+      EXPECT_EQ(bad, 0) << (adversarial ? "adversarial" : "outliers") << " config " << cfg;
+    }
+  }
 }
 
 namespace {

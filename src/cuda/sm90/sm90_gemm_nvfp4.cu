@@ -173,6 +173,17 @@ struct Cfg {
   // The two-chain tiles keep their four path counters per thread in static shared memory
   // (shared_counters): in registers, ptxas kept some in local memory inside 128x3x1x2's loop.
   static constexpr int kCounterBytes = NH == 2 ? 4 * kThreads * 4 : 0;
+  // The bf16 output through shared memory (when no fp32 copy is asked for, 8 | n and the output is
+  // 16-byte aligned): each consumer warpgroup converts its accumulators, puts them by stmatrix into
+  // its buffer [BM tokens][64 rows] (the 128-byte swizzle of the output's tensor map), and one
+  // thread stores the buffer with one tensor copy: a tile's epilogue ~2.0 -> ~0.7 us, 1.1-3.6 %
+  // faster at M = 1024-4096 (results v33 r3, r4, an H100). The one-chain tiles of up to 128 tokens (16
+  // KB a buffer). Not the two-chain tiles, whose loop ptxas then laid out anew (128x3x1x2, qkv at
+  // M = 128, 2.6 % slower in r2), nor the K-split (its chunk-sum loop 7 instructions longer, its
+  // one 16-32-token tile per CTA no faster): both keep the 8-byte stores and their machine code.
+  static constexpr bool kEpiTma = BM <= 128 && NH == 1 && KS == 1 && BN % 16 == 0;
+  static constexpr int kEpiBufs = kEpiTma ? P : 0;
+  static constexpr int kEpiBytes = kEpiBufs * BM * 128;
   // Stage: A' tile [TW*BM tokens][64] f16 (128-byte swizzle), RW weight blocks, TW token-block
   // records (these three by the copy engine), then P verdicts (written by the verdict warp). With
   // KS > 1 neither records nor verdicts (the verdicts go into the slots), and CPS chunks: their A'
@@ -205,12 +216,15 @@ struct Cfg {
   static_assert(TW * BM <= 256, "the A' tile is one TMA box: at most 256 rows");
   static_assert(kW % kSmemAlign == 0 && (BM * 128) % kSmemAlign == 0 && (BN * 128) % kSmemAlign == 0,
                 "every B operand starts on a 1024-byte swizzle atom");
+  static_assert(kEpiBytes % kSmemAlign == 0, "every output buffer starts on a 1024-byte swizzle atom (after the ring)");
   static_assert(!kRealloc || (kConsumerRegs - kEntryRegs) * 128 * (KS > 1 ? 1 : P) <= (kEntryRegs - kProducerRegs) * 128,
                 "setmaxnreg: the consumers ask for more registers than the producer warpgroup gives back");
 };
 
-// Measurement builds only. -DNVFP4_SM90_NO_COPY re-arms the stages without copies after the first
-// ring round (what the ring costs without memory traffic; the output is meaningless).
+// Measurement builds only. -DNVFP4_SM90_NO_EPILOGUE leaves each tile's epilogue out (what its
+// conversions and stores cost, results v33 r1; the output is meaningless). -DNVFP4_SM90_NO_COPY
+// re-arms the stages without copies after the first ring round (what the ring costs without memory
+// traffic; the output is meaningless).
 // -DNVFP4_SM90_TRACE: CTA 0 stamps %globaltimer at each role's steps per chunk, and the launcher
 // writes the last launch's stamps to $NVFP4_SM90_TRACE_OUT. Events:
 // 0 copies issued, 1 verdict written, 2 a chunk-sum warpgroup has the stage, 3 its MMAs are done,
@@ -223,7 +237,8 @@ struct Cfg {
 // The one-chain warpgroups (NH = 1) also stamp per warpgroup (thread 0 of each; the events above
 // mix warps), to $NVFP4_SM90_TRACE_OUT.wg: 0 its MMAs of chunk c done, 1 the verdict test and the
 // next stage's ready wait done (since results v28 that wait comes before event 0), 2 chunk c applied
-// and c + 1's MMAs issued, 3 chunk c's stage released (the early-release tiles released it before 2).
+// and c + 1's MMAs issued (a tile's last chunk: the end of the tile's epilogue, since results v33),
+// 3 chunk c's stage released (the early-release tiles released it before 2).
 #if defined(NVFP4_SM90_TRACE) || defined(NVFP4_SM90_CTA_STATS)
 __device__ __forceinline__ unsigned long long globaltimer() {
   unsigned long long t;
@@ -233,6 +248,7 @@ __device__ __forceinline__ unsigned long long globaltimer() {
 #endif
 #ifdef NVFP4_SM90_TRACE
 constexpr int kTraceEvents = 9, kTraceChunks = 4096, kTraceWgs = 4, kTraceWgEvents = 4;
+constexpr int kTraceTiles = 16;  // the files hold the chunks of a CTA's first 16 tiles at most (and kTraceChunks)
 __device__ unsigned long long g_sm90_trace[kTraceEvents][kTraceChunks];
 __device__ unsigned long long g_sm90_wg_trace[kTraceWgs][kTraceWgEvents][kTraceChunks];
 __device__ __forceinline__ void trace(int ev, uint32_t g) {
@@ -627,7 +643,8 @@ __device__ __forceinline__ void tile_coords(uint32_t tile, uint32_t mtiles, uint
 
 template <class C>
 __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_constant__ CUtensorMap tmap_a, Sm90Gemm p,
-                                                                 int stages) {
+                                                                 int stages, const __grid_constant__ CUtensorMap tmap_out,
+                                                                 int epi_tma) {
 #if defined(__CUDA_ARCH__) && !(__CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL))
   // wgmma and setmaxnreg exist on sm_90a only; the launcher never starts this on other GPUs.
   __trap();
@@ -637,7 +654,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   // Aligned by an offset from smem_raw, not by a cast through an integer: the compiler then keeps
   // every access below a shared-memory one (LDS, 32-bit addresses).
   uint8_t* smem = smem_raw + ((kSmemAlign - (smem_addr(smem_raw) & (kSmemAlign - 1))) & (kSmemAlign - 1));
-  uint8_t* slots = smem + stages * C::kBytes;                                 // KS > 1: chunk sums [kSlots]
+  uint8_t* const epi = smem + stages * C::kBytes;                             // kEpiTma: output buffers [kEpiBufs]
+  uint8_t* slots = epi + C::kEpiBytes;                                        // KS > 1: chunk sums [kSlots]
   Verdict* slot_v = reinterpret_cast<Verdict*>(slots + C::kSlots * C::kSlotBytes);  // ... and their verdicts
   float* const scratch = reinterpret_cast<float*>(slot_v + C::kSlots);      // kWarpTrip: [P][4 warps][R]
   uint64_t* const bars = reinterpret_cast<uint64_t*>(reinterpret_cast<uint8_t*>(scratch) + C::kScratchBytes);
@@ -1464,6 +1482,20 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     }
     chunk_steps += C_;
 
+#ifdef NVFP4_SM90_NO_EPILOGUE
+    // Measurement build: no epilogue (what a tile's stores and conversions cost; the output is
+    // meaningless). One word per thread keeps the accumulators' adds alive.
+    {
+      uint32_t x = 0;
+#pragma unroll
+      for (int h = 0; h < NH; ++h)
+#pragma unroll
+        for (int i = 0; i < RH; ++i) x ^= __float_as_uint(acc[h][i]);
+      if (x == 0x7FC00001u) p.out[tid] = 0;
+      if constexpr (KS == 1 && NH == 1) trace_wg(q, 2, g_apply - 1);
+      continue;
+    }
+#endif
     // Epilogue: raw fp32 and bf16_rn(f32_rn(alpha * acc) [+ bias]) (§4, alpha before bf16); the
     // accumulators back to value units (times 2^7, exact).
     const float alpha = p.alpha_dev ? *p.alpha_dev : p.alpha;
@@ -1471,11 +1503,60 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     const int64_t n0 = static_cast<int64_t>(block) * kRowsWG + r0, n1 = n0 + 8;
     const float b0 = (p.bias && n0 < p.n) ? bf16_to_f32(p.bias[n0]) : -0.0f;
     const float b1 = (p.bias && n1 < p.n) ? bf16_to_f32(p.bias[n1]) : -0.0f;
-    // Without raw output, with 4 | n and an 8-byte aligned output (warp-uniform), two shuffles per 8
-    // tokens give each lane four consecutive rows of one token: one 8-byte store where there were
-    // four 2-byte ones, full 32-byte sectors (a warp writes 16 rows x 8 tokens per j), and bf16_rn
-    // by the pair instruction where no value of the warp's j is a NaN.
-    if (!p.raw && p.n % 4 == 0 && (reinterpret_cast<uintptr_t>(p.out) & 7u) == 0) {
+    if (C::kEpiTma && epi_tma) {
+      // Through this warpgroup's buffer (Cfg::kEpiTma; the launcher sets epi_tma without raw output,
+      // with 8 | n and a 16-byte aligned output): every value converted first, one NaN vote per warp
+      // (where a value of the warp is a NaN, bf16_rn for all of them: it keeps NaN payloads, the pair
+      // instruction does not), the warp's 16 rows x BM tokens into the buffer by stmatrix (no
+      // shuffle, no branch per 8 tokens), one tensor copy. The shuffles' form of the output (below)
+      // took ~2 us a tile on an H100 (results v33 r1).
+      if constexpr (C::kEpiTma) {
+        // [BM tokens][64 rows] bf16, 128 bytes a token; 16-byte unit u of token T at u ^ (T % 8).
+        uint8_t* const ebuf = epi + q * (BM * 128);
+        if (tid == 0) bulk_wait_read();  // the previous tile's copy has read the buffer
+        bool nan = false;
+#pragma unroll
+        for (int h = 0; h < NH; ++h)
+#pragma unroll
+          for (int i = 0; i < RH; ++i) {
+            acc[h][i] = epilogue_alpha_bias_f32(__fmul_rn(acc[h][i], up), alpha, (i & 2) ? b1 : b0);  // rows n0 / n1
+            nan = nan || acc[h][i] != acc[h][i];
+          }
+        const bool warp_nan = __any_sync(0xFFFFFFFFu, nan);
+        named_bar_sync(1 + q, 128);  // the buffer is free
+        // Per 16 tokens four 8x8 matrices: tokens 8j.. / 8j + 8.., rows 16 warp + 0..7 / + 8..15. A
+        // lane's words are its rows' tokens 2t, 2t + 1 (the wgmma fragment is the stmatrix one), and
+        // lane 8k + i gives token row i of matrix k: units 2 warp + (k & 1), swizzled. The two
+        // conversions in code of their own (a choice per word left a branch per word).
+        const int k = lane / 8, i8 = lane % 8;
+        const uint32_t base = smem_addr(ebuf);
+        auto put = [&](auto pack) {
+#pragma unroll
+          for (int h = 0; h < NH; ++h)
+#pragma unroll
+            for (int j = 0; j < BN / 8; j += 2) {
+              const int tok = h * BN + 8 * (j + (k >> 1)) + i8, unit = 2 * warp + (k & 1);
+              stmatrix_x4_trans(base + tok * 128 + ((unit ^ i8) << 4), pack(acc[h][4 * j], acc[h][4 * j + 1]),
+                                pack(acc[h][4 * j + 2], acc[h][4 * j + 3]), pack(acc[h][4 * j + 4], acc[h][4 * j + 5]),
+                                pack(acc[h][4 * j + 6], acc[h][4 * j + 7]));
+            }
+        };
+        if (warp_nan)
+          put([](float lo, float hi) { return bf16_rn_pair(lo, hi); });
+        else
+          put([](float lo, float hi) { return bf16x2_rn_non_nan(lo, hi); });
+        fence_proxy_async();         // the stores visible to the tensor copy
+        named_bar_sync(1 + q, 128);  // ... of all four warps
+        if (tid == 0) {
+          tma_store_2d(&tmap_out, ebuf, static_cast<int32_t>(block * kRowsWG), static_cast<int32_t>(tblock * BM));
+          bulk_commit();
+        }
+      }
+    } else if (!p.raw && p.n % 4 == 0 && (reinterpret_cast<uintptr_t>(p.out) & 7u) == 0) {
+      // Without raw output, with 4 | n and an 8-byte aligned output (warp-uniform), two shuffles per
+      // 8 tokens give each lane four consecutive rows of one token: one 8-byte store where there
+      // were four 2-byte ones, full 32-byte sectors (a warp writes 16 rows x 8 tokens per j), and
+      // bf16_rn by the pair instruction where no value of the warp's j is a NaN.
       const bool odd = (g8 & 1) != 0, upper = (g8 & 2) != 0;
       // This lane's store: token 2t + (g8 & 1) of each 8, rows 16 warp + 8 upper + (g8 & 4) + 0..3.
       const int64_t row = static_cast<int64_t>(block) * kRowsWG + 16 * warp + (upper ? 8 : 0) + (g8 & 4);
@@ -1528,7 +1609,10 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           }
         }
     }
+    // The tile's last chunk has no event 2 (nothing issued after it): there the epilogue's end.
+    if constexpr (KS == 1 && NH == 1) trace_wg(q, 2, g_apply - 1);
   }
+  if (C::kEpiTma && epi_tma && tid == 0) bulk_wait_all();  // the output written before the CTA ends
 #ifdef NVFP4_SM90_CTA_STATS
   if (tid == 0 && blockIdx.x < kStatCtas) {
     atomicMax(&g_sm90_cta[blockIdx.x][1], globaltimer());
@@ -1566,6 +1650,21 @@ void write_trace(const std::string& path, const std::string& header, const unsig
 }
 #endif
 
+// The bf16 output [m][n] for the epilogue's tensor copies: boxes of 64 rows x box_tokens tokens,
+// the 128-byte swizzle (as the buffers are written); the map clips what lies past m or n.
+Result<CUtensorMap> make_out_map(uint16_t* out, int64_t m, int64_t n, int box_tokens) {
+  NVFP4_ASSIGN_OR_RETURN(const EncodeTiled encode, tensor_map_encoder());
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(n), static_cast<cuuint64_t>(m)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(n * 2)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kRowsWG), static_cast<cuuint32_t>(box_tokens)};
+  const cuuint32_t elem[2] = {1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, out, dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) return cuda_error("cuTensorMapEncodeTiled failed for the output (code " + std::to_string(r) + ")");
+  return map;
+}
+
 Result<CUtensorMap> make_a_map(const uint16_t* a16, int64_t rows, int64_t k64, int box_rows) {
   NVFP4_ASSIGN_OR_RETURN(const EncodeTiled encode, tensor_map_encoder());
   CUtensorMap map{};
@@ -1602,7 +1701,7 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
   NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   // 256 bytes for the static shared memory (wg_max), and the two-chain tiles' path counters.
-  const int budget = optin - kSmemAlign - 256 - C::kCounterBytes - C::kSlotArea - C::kScratchBytes;
+  const int budget = optin - kSmemAlign - 256 - C::kCounterBytes - C::kEpiBytes - C::kSlotArea - C::kScratchBytes;
   const int cap = max_stages(C::kStageCap), fit = budget / (C::kBytes + 24);
   int stages = std::min(cap, fit);
   // For a refusal only (not built on every launch): which bound left too few, the shared memory or
@@ -1625,7 +1724,14 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
       return unsupported("sm90 kernel: " + why() + " two ring stages per K-split warpgroup (" +
                          Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name() + ")");
   }
-  const int smem = stages * C::kBytes + C::kSlotArea + C::kScratchBytes + 3 * stages * 8 + kSmemAlign;
+  const int smem = stages * C::kBytes + C::kEpiBytes + C::kSlotArea + C::kScratchBytes + 3 * stages * 8 + kSmemAlign;
+  // The bf16 output by tensor copies (Cfg::kEpiTma) where no fp32 copy is asked for and the map can
+  // describe it: rows of 16-byte multiples (8 | n), a 16-byte aligned start.
+  const bool epi_tma = C::kEpiTma && !p.raw && p.n % 8 == 0 && (reinterpret_cast<uintptr_t>(p.out) & 15u) == 0;
+  CUtensorMap omap{};
+  if (epi_tma) {
+    NVFP4_ASSIGN_OR_RETURN(omap, make_out_map(p.out, p.m, p.n, C::BM));
+  }
   NVFP4_CUDA_TRY(cudaFuncSetAttribute(sm90_gemm_nvfp4<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const int grid = static_cast<int>(std::min<int64_t>(tiles, sm_count));
 #ifdef NVFP4_SM90_TRACE
@@ -1656,7 +1762,7 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   lc.attrs = attr;
   lc.numAttrs = p.after_prepass ? 1 : 0;
-  NVFP4_CUDA_TRY(cudaLaunchKernelEx(&lc, sm90_gemm_nvfp4<C>, map, p, stages));
+  NVFP4_CUDA_TRY(cudaLaunchKernelEx(&lc, sm90_gemm_nvfp4<C>, map, p, stages, omap, epi_tma ? 1 : 0));
   NVFP4_CUDA_LAUNCH_TRY("sm90_gemm_nvfp4");
 #ifdef NVFP4_SM90_CTA_STATS
   if (const char* path = std::getenv("NVFP4_SM90_CTA_STATS_OUT")) {
@@ -1692,13 +1798,13 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
     const std::string cfg = Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name();
     write_trace(path, cfg + " stages " + std::to_string(stages) + " grid " + std::to_string(grid) +
                           "; ns since the first copy per event (-1 = none)",
-                &h[0][0], kTraceEvents, h[0][0], p.chunks * 4);
+                &h[0][0], kTraceEvents, h[0][0], p.chunks * kTraceTiles);
     static unsigned long long hw[kTraceWgs][kTraceWgEvents][kTraceChunks];
     NVFP4_CUDA_TRY(cudaMemcpy(hw, trw, sizeof hw, cudaMemcpyDeviceToHost));
     write_trace(std::string(path) + ".wg",
                 cfg + "; per one-chain warpgroup q (columns q0e0 .. q" + std::to_string(kTraceWgs - 1) + "e" +
                     std::to_string(kTraceWgEvents - 1) + "), ns since the first copy (-1 = none)",
-                &hw[0][0][0], kTraceWgs * kTraceWgEvents, h[0][0], p.chunks * 4);
+                &hw[0][0][0], kTraceWgs * kTraceWgEvents, h[0][0], p.chunks * kTraceTiles);
   }
 #endif
   return Status::ok();

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""ctest tools.sm90-trace-summary: tools/sm90-trace-summary --tile-chunks on committed per-warpgroup
+traces (results v33: r1's trace of f8f5591's kernel and r2's of the tensor-copy epilogue, qkv at
+M = 4096, 84 chunks a tile) must give the tile-boundary figures that folder's README states, and
+refuse a bad --tile-chunks with a one-line error and exit 2.
+
+Usage: trace_summary_test.py --tool tools/sm90-trace-summary --results benchmarks/results
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+
+def run(tool, *args):
+    r = subprocess.run([sys.executable, tool, *args], capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tool", required=True)
+    ap.add_argument("--results", required=True)
+    a = ap.parse_args()
+    d = os.path.join(a.results, "2026-12-06-h100-sm90-v33")
+    failures = []
+    want = {  # trace -> per warpgroup (epilogue ns, restart ns, MMAs done to MMAs done across a boundary)
+        "r1/trace-tr-m4096-qkv.txt.wg": [(2176, 832, 3040), (1984, 800, 2912)],
+        "r2/trace-trtma-m4096-qkv.txt.wg": [(704, 896, 1696), (736, 832, 1632)],
+    }
+    for trace, figures in want.items():
+        rc, out, err = run(a.tool, "--tile-chunks", "84", os.path.join(d, trace))
+        got = [tuple(int(v) for v in m.groups()) for m in
+               (re.search(r"epilogue (\d+) ns, restart (\d+) ns; MMAs done to MMAs done (\d+) ns", l) for l in out.splitlines()) if m]
+        if rc != 0 or got != figures:
+            failures.append(f"{trace}: exit {rc}, boundaries {got} (expected {figures}):\n{out}{err}")
+        # without --tile-chunks the same trace is summarised as before (no boundary lines)
+        rc, out, err = run(a.tool, os.path.join(d, trace))
+        if rc != 0 or "tile boundaries" in out or out.count("warpgroup ") < 2:
+            failures.append(f"{trace} without --tile-chunks: exit {rc}:\n{out}{err}")
+    for bad in (["--tile-chunks", "0", "x.wg"], ["--tile-chunks", "eight", "x.wg"], ["--tile-chunks", "84"]):
+        rc, out, err = run(a.tool, *bad)
+        if rc != 2 or len(err.strip().splitlines()) != 1 or out:
+            failures.append(f"{' '.join(bad)}: exit {rc} (expected 2 and one line on stderr): {out!r} {err!r}")
+    for f in failures:
+        print("FAIL", f)
+    print("tools.sm90-trace-summary:", "FAIL" if failures else "PASS")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
