@@ -433,6 +433,21 @@ DeviceMatmul matmul_args(const DevMem& a, const DevMem& sf, int64_t m, int64_t k
   mm.raw = raw;
   return mm;
 }
+// matmul_gpu_device on tile configuration cfg (NVFP4_SM90_CONFIG) into out, filled first with a NaN
+// pattern where nothing is written: in `bad`, how many of its bf16 outputs differ from want.
+void sm90_bf16_mismatches(const std::string& cfg, const PreparedWeight& w, const DeviceMatmul& mm, const DevMem& out,
+                          const std::vector<uint16_t>& want, int64_t& bad) {
+  std::vector<uint16_t> got(want.size());
+  ASSERT_EQ(cudaMemset(out.p, 0xFF, want.size() * 2), cudaSuccess);
+  setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
+  const Status s = matmul_gpu_device(w, mm);
+  unsetenv("NVFP4_SM90_CONFIG");
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(got.data(), out.p, want.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  bad = 0;
+  for (size_t i = 0; i < want.size(); ++i) bad += got[i] != want[i];
+}
 DeviceLinear linear_args(const DevMem& x, int64_t m, int64_t k, const DevMem& out, float* raw) {
   DeviceLinear ln;
   ln.x = x.as<uint16_t>();
@@ -555,7 +570,6 @@ TEST(Gpu, Sm90Bf16OutputWithoutTheFp32CopyOnEveryTileConfiguration) {
       ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
       ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
       ASSERT_EQ(cudaMemcpy(dbias.p, bias.data(), n * 2, cudaMemcpyHostToDevice), cudaSuccess);
-      std::vector<uint16_t> out(m * n);
       for (const float alpha : alphas) {
         GemmSpec spec;
         spec.alpha = alpha;
@@ -568,15 +582,8 @@ TEST(Gpu, Sm90Bf16OutputWithoutTheFp32CopyOnEveryTileConfiguration) {
         DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, nullptr);
         mm.bias = dbias.as<uint16_t>();
         for (const std::string& cfg : sm90_configs()) {
-          ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);  // a NaN pattern where nothing is written
-          setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
-          const Status s = matmul_gpu_device(*w.value(), mm);
-          unsetenv("NVFP4_SM90_CONFIG");
-          ASSERT_TRUE(s.is_ok()) << s.message();
-          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          ASSERT_EQ(cudaMemcpy(out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
-          int64_t bad = 0;
-          for (int64_t i = 0; i < m * n; ++i) bad += out[i] != want[i];
+          int64_t bad = -1;
+          ASSERT_NO_FATAL_FAILURE(sm90_bf16_mismatches(cfg, *w.value(), mm, dout, want, bad));
           EXPECT_EQ(bad, 0) << (adversarial ? "adversarial" : "outliers") << " n " << n << " alpha " << alpha << " config " << cfg;
         }
       }
@@ -616,19 +623,11 @@ TEST(Gpu, Sm90Bf16OutputBuffersReusedAcrossTiles) {
     ASSERT_EQ(cudaMemcpy(dbias.p, bias.data(), n * 2, cudaMemcpyHostToDevice), cudaSuccess);
     DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, nullptr);
     mm.bias = dbias.as<uint16_t>();
-    std::vector<uint16_t> out(m * n);
     const char* only = std::getenv("NVFP4_TEST_SM90_CONFIGS");
     for (const std::string& cfg : sm90_configs()) {
       if (only && ("," + std::string(only) + ",").find("," + cfg + ",") == std::string::npos) continue;
-      ASSERT_EQ(cudaMemset(dout.p, 0xFF, m * n * 2), cudaSuccess);
-      setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
-      const Status s = matmul_gpu_device(*w.value(), mm);
-      unsetenv("NVFP4_SM90_CONFIG");
-      ASSERT_TRUE(s.is_ok()) << s.message();
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      ASSERT_EQ(cudaMemcpy(out.data(), dout.p, m * n * 2, cudaMemcpyDeviceToHost), cudaSuccess);
-      int64_t bad = 0;
-      for (int64_t i = 0; i < m * n; ++i) bad += out[i] != want[i];
+      int64_t bad = -1;
+      ASSERT_NO_FATAL_FAILURE(sm90_bf16_mismatches(cfg, *w.value(), mm, dout, want, bad));
       EXPECT_EQ(bad, 0) << (adversarial ? "adversarial" : "outliers") << " config " << cfg;
     }
   }
