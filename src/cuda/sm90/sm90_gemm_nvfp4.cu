@@ -1700,7 +1700,8 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   int optin = 0, dev = 0;
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
   NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  // 256 bytes for the static shared memory (wg_max), and the two-chain tiles' path counters.
+  // 256 bytes for the static shared memory (wg_max), the two-chain tiles' path counters, the
+  // one-chain tiles' output buffers.
   const int budget = optin - kSmemAlign - 256 - C::kCounterBytes - C::kEpiBytes - C::kSlotArea - C::kScratchBytes;
   const int cap = max_stages(C::kStageCap), fit = budget / (C::kBytes + 24);
   int stages = std::min(cap, fit);
@@ -1727,7 +1728,7 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   const int smem = stages * C::kBytes + C::kEpiBytes + C::kSlotArea + C::kScratchBytes + 3 * stages * 8 + kSmemAlign;
   // The bf16 output by tensor copies (Cfg::kEpiTma) where no fp32 copy is asked for and the map can
   // describe it: rows of 16-byte multiples (8 | n), a 16-byte aligned start.
-  const bool epi_tma = C::kEpiTma && !p.raw && p.n % 8 == 0 && (reinterpret_cast<uintptr_t>(p.out) & 15u) == 0;
+  const bool epi_tma = C::kEpiTma && p.out && !p.raw && p.n % 8 == 0 && (reinterpret_cast<uintptr_t>(p.out) & 15u) == 0;
   CUtensorMap omap{};
   if (epi_tma) {
     NVFP4_ASSIGN_OR_RETURN(omap, make_out_map(p.out, p.m, p.n, C::BM));
