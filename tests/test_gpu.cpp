@@ -633,6 +633,46 @@ TEST(Gpu, Sm90Bf16OutputBuffersReusedAcrossTiles) {
   }
 }
 
+// A last round of tiles taken as units of one row block (128x2x1x1, where the last round of tiles is
+// partial and its row blocks fit one round): 3437 tokens x 1832 rows (29 row blocks, the last of 40
+// rows, so that the last row tile of two, three or four blocks is short as well) give 27 x 15 = 405
+// tiles of 128x2x1x1, a last round of 9 tiles on 132 SMs (18 units). Every configuration, the bf16
+// output and (outlier activations) the fp32 one, outlier and adversarial activations.
+TEST(Gpu, Sm90LastRoundOfOneRowBlockUnits) {
+  REQUIRE_GPU();
+  if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
+  const int64_t m = 3437, n = 1832, k = 192;
+  std::mt19937 rng(71);
+  for (const bool adversarial : {false, true}) {
+    const Tensor A = adversarial ? nvfp4::testing::random_tensor(m, k, rng, 0x00, 0x7F, NibbleOrder::kHiFirst)
+                                       .with(NibbleOrder::kHiFirst, ScaleLayout::kSwizzled128x4)
+                                 : quantized(synthetic_activation(m, k, 29, ActivationKind::kOutlierChannels), m, k);
+    const Tensor W = adversarial ? nvfp4::testing::random_tensor(n, k, rng, 0x20, 0x50, NibbleOrder::kLoFirst)
+                                 : quantized(synthetic_weight(n, k, 73), n, k);
+    GemmSpec spec;
+    spec.alpha = adversarial ? 0.75f : A.global_scale * W.global_scale;
+    auto ref = gemm_oracle(A, W, spec);
+    ASSERT_TRUE(ref.is_ok());
+    auto w = prepare_weight_gpu(W, GpuGemmKernel::kSm90);
+    ASSERT_TRUE(w.is_ok()) << w.status().message();
+    DevMem da(A.data.size()), dsa(A.scales.size()), dout(m * n * 2);
+    ASSERT_EQ(cudaMemcpy(da.p, A.data.data(), A.data.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    const DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, nullptr);
+    for (const std::string& cfg : sm90_configs()) {
+      int64_t bad = -1;
+      ASSERT_NO_FATAL_FAILURE(sm90_bf16_mismatches(cfg, *w.value(), mm, dout, (*ref)[0].out, bad));
+      EXPECT_EQ(bad, 0) << (adversarial ? "adversarial" : "outliers") << " config " << cfg;
+      if (adversarial) continue;
+      setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
+      auto g = gemm_gpu(A, W, spec.alpha, nullptr, GpuGemmKernel::kSm90);
+      unsetenv("NVFP4_SM90_CONFIG");
+      ASSERT_TRUE(g.is_ok()) << g.status().message();
+      EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "fp32 and bf16 outputs, config " << cfg;
+    }
+  }
+}
+
 namespace {
 // fp16 bits -> value, exactly (normal, subnormal and zero; the pre-pass writes no Inf or NaN).
 float f16_value(uint16_t h) {
