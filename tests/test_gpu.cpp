@@ -448,6 +448,20 @@ void sm90_bf16_mismatches(const std::string& cfg, const PreparedWeight& w, const
   bad = 0;
   for (size_t i = 0; i < want.size(); ++i) bad += got[i] != want[i];
 }
+// The operands of the bf16-output tests, A [m, k] and W [n, k]: outlier-channel activations and a
+// synthetic checkpoint weight (seeds a_seed, w_seed), or adversarial codes and scales from rng for
+// both (the NaN scale byte included, so that NaN outputs occur).
+struct OutputTestOperands {
+  Tensor A, W;
+};
+OutputTestOperands output_test_operands(bool adversarial, int64_t m, int64_t n, int64_t k, std::mt19937& rng, uint64_t a_seed,
+                                        uint64_t w_seed) {
+  if (adversarial)
+    return {nvfp4::testing::random_tensor(m, k, rng, 0x00, 0x7F, NibbleOrder::kHiFirst).with(NibbleOrder::kHiFirst, ScaleLayout::kSwizzled128x4),
+            nvfp4::testing::random_tensor(n, k, rng, 0x20, 0x50, NibbleOrder::kLoFirst)};
+  return {quantized(synthetic_activation(m, k, a_seed, ActivationKind::kOutlierChannels), m, k),
+          quantized(synthetic_weight(n, k, w_seed), n, k)};
+}
 DeviceLinear linear_args(const DevMem& x, int64_t m, int64_t k, const DevMem& out, float* raw) {
   DeviceLinear ln;
   ln.x = x.as<uint16_t>();
@@ -553,11 +567,7 @@ TEST(Gpu, Sm90Bf16OutputWithoutTheFp32CopyOnEveryTileConfiguration) {
   std::mt19937 rng(61);
   for (const bool adversarial : {false, true})
     for (const int64_t n : {int64_t{1000}, int64_t{996}, int64_t{998}}) {  // the output by tensor copies (8 | n), by 8-byte stores, element by element
-      const Tensor A = adversarial ? nvfp4::testing::random_tensor(m, k, rng, 0x00, 0x7F, NibbleOrder::kHiFirst)
-                                         .with(NibbleOrder::kHiFirst, ScaleLayout::kSwizzled128x4)
-                                   : quantized(synthetic_activation(m, k, 19, ActivationKind::kOutlierChannels), m, k);
-      const Tensor W = adversarial ? nvfp4::testing::random_tensor(n, k, rng, 0x20, 0x50, NibbleOrder::kLoFirst)
-                                   : quantized(synthetic_weight(n, k, 53 + n), n, k);
+      const auto [A, W] = output_test_operands(adversarial, m, n, k, rng, 19, 53 + n);
       std::vector<uint16_t> bias(n);
       for (int64_t i = 0; i < n; ++i) bias[i] = static_cast<uint16_t>(0xBC00 + (i * 29) % 700);
       // The epilogue multiplies once by alpha * 2^7 where |alpha| < 2^120 (exact there) and twice
@@ -601,11 +611,7 @@ TEST(Gpu, Sm90Bf16OutputBuffersReusedAcrossTiles) {
   const int64_t m = 2053, n = 1544, k = 192;
   std::mt19937 rng(67);
   for (const bool adversarial : {false, true}) {
-    const Tensor A = adversarial ? nvfp4::testing::random_tensor(m, k, rng, 0x00, 0x7F, NibbleOrder::kHiFirst)
-                                       .with(NibbleOrder::kHiFirst, ScaleLayout::kSwizzled128x4)
-                                 : quantized(synthetic_activation(m, k, 23, ActivationKind::kOutlierChannels), m, k);
-    const Tensor W = adversarial ? nvfp4::testing::random_tensor(n, k, rng, 0x20, 0x50, NibbleOrder::kLoFirst)
-                                 : quantized(synthetic_weight(n, k, 71), n, k);
+    const auto [A, W] = output_test_operands(adversarial, m, n, k, rng, 23, 71);
     std::vector<uint16_t> bias(n);
     for (int64_t i = 0; i < n; ++i) bias[i] = static_cast<uint16_t>(0x3C00 + (i * 37) % 900);
     GemmSpec spec;
@@ -644,11 +650,7 @@ TEST(Gpu, Sm90LastRoundOfOneRowBlockUnits) {
   const int64_t m = 3437, n = 1832, k = 192;
   std::mt19937 rng(71);
   for (const bool adversarial : {false, true}) {
-    const Tensor A = adversarial ? nvfp4::testing::random_tensor(m, k, rng, 0x00, 0x7F, NibbleOrder::kHiFirst)
-                                       .with(NibbleOrder::kHiFirst, ScaleLayout::kSwizzled128x4)
-                                 : quantized(synthetic_activation(m, k, 29, ActivationKind::kOutlierChannels), m, k);
-    const Tensor W = adversarial ? nvfp4::testing::random_tensor(n, k, rng, 0x20, 0x50, NibbleOrder::kLoFirst)
-                                 : quantized(synthetic_weight(n, k, 73), n, k);
+    const auto [A, W] = output_test_operands(adversarial, m, n, k, rng, 29, 73);
     GemmSpec spec;
     spec.alpha = adversarial ? 0.75f : A.global_scale * W.global_scale;
     auto ref = gemm_oracle(A, W, spec);
