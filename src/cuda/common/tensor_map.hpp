@@ -5,6 +5,8 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "nvfp4/error.hpp"
 
 namespace nvfp4::cuda {
@@ -28,6 +30,25 @@ inline Result<EncodeTiled> tensor_map_encoder() {
   }();
   if (!encode) return cuda_error("cuTensorMapEncodeTiled (CUDA 12.0 ABI) is not available from the driver");
   return encode;
+}
+
+// A 2-D tensor of `rows` rows of `cols` elements of `type`, `pitch` bytes apart, in boxes of
+// box_cols x box_rows with the 128-byte swizzle (every TMA box of these kernels): past the tensor a
+// box load reads zeros and a box store writes nothing. `who` and `what` name the caller and the
+// tensor in the one-line error.
+inline Result<CUtensorMap> tensor_map_2d_sw128(CUtensorMapDataType type, const void* base, uint64_t cols, uint64_t rows, uint64_t pitch,
+                                               uint32_t box_cols, uint32_t box_rows, CUtensorMapL2promotion promotion,
+                                               const std::string& who, const std::string& what) {
+  NVFP4_ASSIGN_OR_RETURN(const EncodeTiled encode, tensor_map_encoder());
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {pitch};
+  const cuuint32_t box[2] = {box_cols, box_rows};
+  const cuuint32_t elem[2] = {1, 1};
+  const CUresult r = encode(&map, type, 2, const_cast<void*>(base), dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_128B, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) return cuda_error(who + "cuTensorMapEncodeTiled failed for " + what + " (code " + std::to_string(r) + ")");
+  return map;
 }
 
 }  // namespace nvfp4::cuda

@@ -442,23 +442,14 @@ Result<int> env_choice(const char* name, int a, int b, int otherwise) {
 // [rows][pitch] bytes as a 2-D tensor, boxes of kRowBytes x box_rows with the 128-byte swizzle the
 // consumers' ldmatrix offsets undo; rows and bytes past the tensor read as zeros.
 Result<CUtensorMap> operand_map(const uint8_t* data, int64_t rows, int64_t pitch, int box_rows, const char* what) {
-  NVFP4_ASSIGN_OR_RETURN(const EncodeTiled encode, tensor_map_encoder());
   // L2 sector promotion of the boxes' row reads: 128 bytes (a stage's row), or 256 (the next
   // stage's row too, fetched into L2 with this one). NVFP4_SM120P_L2_PROMOTION=128|256 picks one
   // for measurements; 128 otherwise.
   NVFP4_ASSIGN_OR_RETURN(const int promote, env_choice("NVFP4_SM120P_L2_PROMOTION", 128, 256, 128));
   const CUtensorMapL2promotion promotion = promote == 256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
-  CUtensorMap map{};
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(pitch), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(pitch)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kRowBytes), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t elem[2] = {1, 1};
-  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<uint8_t*>(data), dims, strides, box, elem,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promotion,
-                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    return cuda_error(std::string("sm120p: cuTensorMapEncodeTiled failed for ") + what + " (code " + std::to_string(r) + ")");
-  return map;
+  return tensor_map_2d_sw128(CU_TENSOR_MAP_DATA_TYPE_UINT8, data, static_cast<uint64_t>(pitch), static_cast<uint64_t>(rows),
+                             static_cast<uint64_t>(pitch), static_cast<uint32_t>(kRowBytes), static_cast<uint32_t>(box_rows), promotion,
+                             "sm120p: ", what);
 }
 
 template <int kMode, bool kStream, int kTileN>

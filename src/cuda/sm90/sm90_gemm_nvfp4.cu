@@ -1672,30 +1672,16 @@ void write_trace(const std::string& path, const std::string& header, const unsig
 // The bf16 output [m][n] for the epilogue's tensor copies: boxes of 64 rows x box_tokens tokens,
 // the 128-byte swizzle (as the buffers are written); the map clips what lies past m or n.
 Result<CUtensorMap> make_out_map(uint16_t* out, int64_t m, int64_t n, int box_tokens) {
-  NVFP4_ASSIGN_OR_RETURN(const EncodeTiled encode, tensor_map_encoder());
-  CUtensorMap map{};
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(n), static_cast<cuuint64_t>(m)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(n * 2)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kRowsWG), static_cast<cuuint32_t>(box_tokens)};
-  const cuuint32_t elem[2] = {1, 1};
-  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, out, dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) return cuda_error("cuTensorMapEncodeTiled failed for the output (code " + std::to_string(r) + ")");
-  return map;
+  return tensor_map_2d_sw128(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, out, static_cast<uint64_t>(n), static_cast<uint64_t>(m),
+                             static_cast<uint64_t>(n * 2), kRowsWG, static_cast<uint32_t>(box_tokens), CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                             "", "the output");
 }
 
+// A' [rows][k64] fp16: boxes of one chunk (64 values) x box_rows tokens.
 Result<CUtensorMap> make_a_map(const uint16_t* a16, int64_t rows, int64_t k64, int box_rows) {
-  NVFP4_ASSIGN_OR_RETURN(const EncodeTiled encode, tensor_map_encoder());
-  CUtensorMap map{};
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k64), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k64 * 2)};
-  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t elem[2] = {1, 1};
-  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<uint16_t*>(a16), dims, strides, box, elem,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) return cuda_error("cuTensorMapEncodeTiled failed for the A' operand (code " + std::to_string(r) + ")");
-  return map;
+  return tensor_map_2d_sw128(CU_TENSOR_MAP_DATA_TYPE_FLOAT16, a16, static_cast<uint64_t>(k64), static_cast<uint64_t>(rows),
+                             static_cast<uint64_t>(k64 * 2), 64, static_cast<uint32_t>(box_rows), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                             "", "the A' operand");
 }
 
 // Tiles of configuration c on `tokens` tokens and n weight rows: token tiles of bm x tw tokens times
