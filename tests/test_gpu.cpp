@@ -570,8 +570,8 @@ TEST(Gpu, Sm90Bf16OutputWithoutTheFp32CopyOnEveryTileConfiguration) {
       const auto [A, W] = output_test_operands(adversarial, m, n, k, rng, 19, 53 + n);
       std::vector<uint16_t> bias(n);
       for (int64_t i = 0; i < n; ++i) bias[i] = static_cast<uint16_t>(0xBC00 + (i * 29) % 700);
-      // The epilogue multiplies once by alpha * 2^7 where |alpha| < 2^120 (exact there) and twice
-      // otherwise: a subnormal alpha and one above 2^120 besides the checkpoint's.
+      // Besides the checkpoint's alpha, a subnormal one and one above 2^120: the edges of folding 2^7
+      // into alpha (one multiply instead of two; results v32 r5, not kept, exact below 2^120 only).
       const std::vector<float> alphas = adversarial ? std::vector<float>{0.75f}
                                                     : std::vector<float>{A.global_scale * W.global_scale, 0x1p121f, 0x1p-140f};
       auto w = prepare_weight_gpu(W, GpuGemmKernel::kSm90);
