@@ -171,7 +171,8 @@ TEST(Sm90Layout, TheLauncherPicksOnlyBuiltConfigurations) {
 // the fewest rounds of row tiles, then the fewest warpgroups per CTA; K-split where the row blocks
 // fit one round at M <= 32; above 64 tokens the picks of results v18 r7 and v19 r10 (at 65-96 tokens
 // those of v31 r6), above 128 those of v21 r1 and v31 r3 (each case marked "r3" is the fastest of the
-// four candidates in that sweep, "r6" of the six timed there; docs/hopper-exact-path.md).
+// four candidates in that sweep, "r6" of the six timed there; docs/hopper-exact-path.md), with
+// 128x2x1x1's split last round counted as 3/4 of a round since results v34 (an H100: "v34" cases).
 TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
   if (sm90_configs().empty()) GTEST_SKIP() << "skipped: this build has no CUDA kernels";
   const struct {
@@ -192,7 +193,8 @@ TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
       {65, 5376, "96x1x1x1"},
       {97, 5376, "128x1x1x1"},
       {80, 21504, "96x2x1x1"},    // 336: two rounds of 96-token pairs beat one of 128x3x1x2 (r6)
-      {128, 21504, "128x3x1x2"},
+      {128, 21504, "128x2x1x1"},  // 336: a round and a split one, 3.5-3.9 % faster than one of 128x3x1x2 (v34 r1)
+      {100, 21504, "128x2x1x1"},  // 3.4-4.2 % (v34 r2)
       {128, 28672, "128x2x1x1"},  // 448: two rounds of 128-token tiles instead of four of 64 (r7)
       {96, 28672, "96x2x1x1"},    // r6
       {100, 28672, "128x2x1x1"},
@@ -205,10 +207,11 @@ TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
       {192, 5376, "64x2x1x1"},    // 84: one round of 126 64-token tiles, as cheap as one of 96-token ones (r3)
       {129, 5376, "64x2x1x1"},
       {192, 21504, "96x2x1x1"},   // 336: three rounds, as with 128-token tiles, but cheaper ones (r3)
-      {448, 21504, "96x2x1x1"},   // r3
+      {448, 21504, "128x2x1x1"},  // five rounds and a split one against seven of 96-token tiles: 1.5-2 % (v34 r1)
+      {400, 21504, "128x2x1x1"},  // 1.6-1.8 % (v34 r2)
       {192, 28672, "96x2x1x1"},   // r3
-      {384, 28672, "96x2x1x1"},   // r3
-      {2048, 5376, "96x2x1x1"},   // seven rounds against six, the last of 128-token tiles a sliver (r3)
+      {384, 28672, "128x2x1x1"},  // as fast as 96x2x1x1 (v34 r1; r3 had found 96x2x1x1 5 % faster without the split)
+      {2048, 5376, "128x2x1x1"},  // five rounds and a split one against seven: 0.3-0.8 % (v34 r1)
       {2048, 21504, "128x2x1x1"},  // r3
       {768, 5376, "128x2x1x1"},
       {640, 5376, "128x2x1x1"},   // two rounds either way

@@ -1851,6 +1851,18 @@ Config choose(int64_t m, int64_t n, int sm_count) {
   sm_count = std::max(sm_count, 1);  // sm90_config_for is public: a zero count must not divide
   const int64_t nb = (n + kRowsWG - 1) / kRowsWG;  // 64-row blocks
   auto rounds = [&](int p) { return ((nb + p - 1) / p + sm_count - 1) / sm_count; };  // of row tiles
+  // What configuration c's tiles cost at `weight` a round, in quarters of a round: a partial last
+  // round that the kernel splits into one-row-block units (split_tail: 128x2x1x1 where a round
+  // precedes it and twice its tiles fit one round) counts three quarters. Fitted to results v34 r1
+  // (an H100, 128x2x1x1 against the pick of the rule before, which counted whole rounds): the split
+  // round cost 0.68 of a round on qkv at M = 128, 0.72-0.73 on qkv and out at M = 448, ~0.8 on out
+  // and fc2 at M = 2048; v34 r2 checked the picks it changes (qkv at M = 100, 112 and 400
+  // 1.6-4.2 % faster, fc1 at 320 and 1040, out and fc2 at 1984 within the noise).
+  auto round_cost = [&](const Config& c, int64_t weight) {
+    const int64_t tiles = tile_count(m, n, c), whole = tiles / sm_count, tail = tiles % sm_count;
+    const bool split = c == Config{128, 2, 1, 1} && whole > 0 && tail != 0 && 2 * tail <= sm_count;
+    return 4 * weight * whole + (tail == 0 ? 0 : split ? 3 * weight : 4 * weight);
+  };
   auto one_round = [&](int p) { return rounds(p) == 1; };
   // Of equal rounds the fewest warpgroups: on mlp_fc1's 448 row blocks (two rounds either way)
   // 32x2x1x1 was 18 % faster than 32x3x1x1, which spills, and 64x2x1x1 as fast as 64x3x1x1
@@ -1893,13 +1905,18 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     // mlp_fc2 at M = 96 and 128 since the trips run on the warp's lanes (results v19 r10, r11; v18
     // r7 had found 64x2x1x1 3-4 % faster than 64x1x2x1); 32x3x1x1, one round on 112 SMs, 10 % slower.
     if (one_round(1)) return Config{128, 1, 1, 1};
-    if (one_round(3)) return Config{128, 3, 1, 2};  // 336 row blocks: one round of three warpgroups in two chains
+    // More row blocks: 128x2x1x1, unless one round of three warpgroups in two chains costs less by
+    // the round weights below (of equal costs 128x2x1x1). 336 row blocks (attn_qkv_proj: 168 tiles,
+    // a round and a split one, equal to one round of 128x3x1x2 by the weights) take 128x2x1x1:
+    // 3.5-3.9 % faster at M = 128, 3.4-4.2 % at 100 and 112 (results v34 r1, r2, an H100).
     // Many row blocks (448): a round of 64x1x2x1 tiles costs ~38 us, one of 128x2x1x1 ~60, but the
     // 128-token tiles take two rounds where the 64-token ones take four (the last a partial one):
     // fc1 154.0 -> 119.8 us (r7).
-    return Config{128, 2, 1, 1};
+    return round_cost(Config{128, 3, 1, 2}, 21) < round_cost(Config{128, 2, 1, 1}, 12) ? Config{128, 3, 1, 2}
+                                                                                          : Config{128, 2, 1, 1};
   }
-  // Above 128 tokens the fewest rounds of tiles weighted by what a round costs: a round of 128x2x1x1
+  // Above 128 tokens the fewest rounds of tiles weighted by what a round costs (round_cost: a split
+  // last round three quarters of one since results v34): a round of 128x2x1x1
   // tiles 12, of 128x3x1x2 21, of 64x2x1x1 10 (results v21 r1, r6, on the H200) and of 96x2x1x1 10
   // (results v31 r3, an H100: a 96-token round costs 0.83-0.90 of a 128-token one and covers 3/4 of
   // its tokens, so it wins only where it needs no more rounds or the 128-token tiles' last round is
@@ -1920,7 +1937,7 @@ Config choose(int64_t m, int64_t n, int sm_count) {
   Config best = candidates[0].cfg;
   int64_t best_cost = -1;
   for (const Candidate& c : candidates) {
-    const int64_t cost = (tile_count(m, n, c.cfg) + sm_count - 1) / sm_count * c.weight;
+    const int64_t cost = round_cost(c.cfg, c.weight);
     if (best_cost < 0 || cost < best_cost) best = c.cfg, best_cost = cost;
   }
   return best;
