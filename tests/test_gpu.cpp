@@ -600,11 +600,19 @@ TEST(Gpu, Sm90Bf16OutputWithoutTheFp32CopyOnEveryTileConfiguration) {
     }
 }
 
+namespace {
+// NVFP4_TEST_SM90_CONFIGS (a comma list) runs some configurations only in the tests that take it:
+// compute-sanitizer's racecheck takes minutes for all of them.
+bool sm90_config_selected(const std::string& cfg) {
+  const char* only = std::getenv("NVFP4_TEST_SM90_CONFIGS");
+  return !only || ("," + std::string(only) + ",").find("," + cfg + ",") != std::string::npos;
+}
+}  // namespace
+
 // The output by tensor copies with more tiles than SMs on every configuration, so that CTAs write
 // their buffers again (each waits for its previous copy to have read it): 2053 tokens x 1544 rows
 // (25 row blocks, the last of 8 rows), outlier activations and adversarial ones with NaN outputs.
-// NVFP4_TEST_SM90_CONFIGS (a comma list) runs some configurations only: compute-sanitizer's
-// racecheck takes minutes for all of them.
+// Takes NVFP4_TEST_SM90_CONFIGS.
 TEST(Gpu, Sm90Bf16OutputBuffersReusedAcrossTiles) {
   REQUIRE_GPU();
   if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
@@ -629,9 +637,8 @@ TEST(Gpu, Sm90Bf16OutputBuffersReusedAcrossTiles) {
     ASSERT_EQ(cudaMemcpy(dbias.p, bias.data(), n * 2, cudaMemcpyHostToDevice), cudaSuccess);
     DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, nullptr);
     mm.bias = dbias.as<uint16_t>();
-    const char* only = std::getenv("NVFP4_TEST_SM90_CONFIGS");
     for (const std::string& cfg : sm90_configs()) {
-      if (only && ("," + std::string(only) + ",").find("," + cfg + ",") == std::string::npos) continue;
+      if (!sm90_config_selected(cfg)) continue;
       int64_t bad = -1;
       ASSERT_NO_FATAL_FAILURE(sm90_bf16_mismatches(cfg, *w.value(), mm, dout, want, bad));
       EXPECT_EQ(bad, 0) << (adversarial ? "adversarial" : "outliers") << " config " << cfg;
@@ -643,7 +650,8 @@ TEST(Gpu, Sm90Bf16OutputBuffersReusedAcrossTiles) {
 // partial and its row blocks fit one round): 3437 tokens x 1832 rows (29 row blocks, the last of 40
 // rows, so that the last row tile of two, three or four blocks is short as well) give 27 x 15 = 405
 // tiles of 128x2x1x1, a last round of 9 tiles on 132 SMs (18 units). Every configuration, the bf16
-// output and (outlier activations) the fp32 one, outlier and adversarial activations.
+// output and (outlier activations) the fp32 one, outlier and adversarial activations. Takes
+// NVFP4_TEST_SM90_CONFIGS.
 TEST(Gpu, Sm90LastRoundOfOneRowBlockUnits) {
   REQUIRE_GPU();
   if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
@@ -662,6 +670,7 @@ TEST(Gpu, Sm90LastRoundOfOneRowBlockUnits) {
     ASSERT_EQ(cudaMemcpy(dsa.p, A.scales.data(), A.scales.size(), cudaMemcpyHostToDevice), cudaSuccess);
     const DeviceMatmul mm = matmul_args(da, dsa, m, k, A.nibbles, spec.alpha, dout, nullptr);
     for (const std::string& cfg : sm90_configs()) {
+      if (!sm90_config_selected(cfg)) continue;
       int64_t bad = -1;
       ASSERT_NO_FATAL_FAILURE(sm90_bf16_mismatches(cfg, *w.value(), mm, dout, (*ref)[0].out, bad));
       EXPECT_EQ(bad, 0) << (adversarial ? "adversarial" : "outliers") << " config " << cfg;
