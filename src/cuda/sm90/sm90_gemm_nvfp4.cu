@@ -1825,7 +1825,9 @@ constexpr Built kBuilt[] = {
     {{16, 1, 1, 1}, launch_cfg<Cfg<16, 1, 1, 1>>},    {{16, 2, 1, 1}, launch_cfg<Cfg<16, 2, 1, 1>>},
     {{16, 3, 1, 1}, launch_cfg<Cfg<16, 3, 1, 1>>},    {{16, 4, 1, 1}, launch_cfg<Cfg<16, 4, 1, 1>>},
     {{32, 1, 1, 1}, launch_cfg<Cfg<32, 1, 1, 1>>},    {{32, 2, 1, 1}, launch_cfg<Cfg<32, 2, 1, 1>>},
-    {{32, 3, 1, 1}, launch_cfg<Cfg<32, 3, 1, 1>>},    {{64, 1, 1, 1}, launch_cfg<Cfg<64, 1, 1, 1>>},
+    {{32, 3, 1, 1}, launch_cfg<Cfg<32, 3, 1, 1>>},    {{32, 4, 1, 1}, launch_cfg<Cfg<32, 4, 1, 1>>},
+    {{48, 1, 1, 1}, launch_cfg<Cfg<48, 1, 1, 1>>},    {{48, 4, 1, 1}, launch_cfg<Cfg<48, 4, 1, 1>>},
+    {{64, 1, 1, 1}, launch_cfg<Cfg<64, 1, 1, 1>>},
     {{64, 1, 2, 1}, launch_cfg<Cfg<64, 1, 2, 1>>},
     {{64, 2, 1, 1}, launch_cfg<Cfg<64, 2, 1, 1>>},    {{64, 3, 1, 1}, launch_cfg<Cfg<64, 3, 1, 1>>},
     {{128, 1, 1, 1}, launch_cfg<Cfg<128, 1, 1, 1>>},  {{128, 1, 2, 1}, launch_cfg<Cfg<128, 1, 2, 1>>},
@@ -1838,11 +1840,14 @@ constexpr Built kBuilt[] = {
     {{64, 1, 1, 1, 3}, launch_cfg<Cfg<64, 1, 1, 1, 3>>},
     // No 32x1x1x1x4: beside its 128 KB of slots, 227 KB hold seven stages of 13 KB, which round
     // down to four for its four chunk-sum warpgroups, fewer than launch_cfg's two each.
+    // Four warpgroups of 32 and 48 tokens fit their 104 registers without local memory in the hot
+    // loop (results v34 r7, r8); 64x4x1x1 put 48 local-memory accesses there, so it is not built.
+    // 48x3x1x1 (built in v34 r9) ran qkv at M = 40 and 48 3.9-4 % slower than 64x3x1x1.
 };
 
 // The launcher's choice, from the H200 sweeps (benchmarks/results/2026-12-01-h200-sm90-v2, v5, v6;
 // at M = 65-128 v18 r7, v19 r10): tokens per warpgroup the smallest built height that holds M (up to
-// 128; 256 never won); then the
+// 128; 256 never won; 48 only where it saves a round or runs a lone warpgroup, below); then the
 // warpgroups per CTA that need the fewest rounds of row tiles, because a round costs about the same
 // whatever its occupancy (each warpgroup's chunk is a chain of dependent instructions), and of equal
 // rounds the fewest warpgroups, which run at more registers per thread and share the SM's MMA pipe
@@ -1874,7 +1879,9 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     return best;
   };
   if (m <= 32) {
-    const int bm = m <= 16 ? 16 : 32, pmax = m <= 16 ? 4 : 3;
+    // Up to four warpgroups: mlp_fc1 (448 row blocks) at M = 17-32 in one round of 32x4x1x1 is
+    // 17 % faster than two of 32x2x1x1 (45.2-45.7 against 54.6-55.2 us; results v34 r7, an H100).
+    const int bm = m <= 16 ? 16 : 32, pmax = 4;
     // Row blocks for at most one round: chunk-sum warpgroups split each tile's chunks (K-split; 4-12 %
     // faster than one warpgroup on 84 row blocks at M = 16 and 32, 2026-12-02). Since the applier
     // takes slot groups (2026-12-03, results v11) four were 5 % faster than two at M = 16 (attn_out_proj
@@ -1890,7 +1897,18 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     if (one_round(1)) return Config{bm, 1, 1, 1, m <= 16 ? 2 : 3};
     return Config{bm, fewest_rounds(2, pmax), 1, 1};
   }
-  if (m <= 64) return Config{64, fewest_rounds(1, 3), 1, 1};
+  if (m <= 64) {
+    // 48-token warpgroups at M = 33-48 (results v34 r8, r9, an H100), where they save something:
+    // one per CTA where the row blocks fit one round (attn_out_proj and mlp_fc2: 48x1x1x1 4.7-6.3 %
+    // faster than 64x1x1x1, a lone warpgroup's chain being shorter), four where that takes one round
+    // instead of two (mlp_fc1: 48x4x1x1 8-18 % faster than 64x2x1x1). Where 64-token tiles take one
+    // round of two or three warpgroups they stay (attn_qkv_proj: 48x3x1x1 3.9-4 % slower than
+    // 64x3x1x1 at M = 40 and 48).
+    const int p = fewest_rounds(1, 3);
+    if (m <= 48 && p == 1 && one_round(1)) return Config{48, 1, 1, 1};
+    if (m <= 48 && !one_round(p) && one_round(4)) return Config{48, 4, 1, 1};
+    return Config{64, p, 1, 1};
+  }
   if (m <= 96) {
     // 96-token warpgroups (results v31 r6, an H100, M = 72, 80 and 96, every applicable
     // configuration timed twice in one call): one per CTA where the row blocks fit one round
