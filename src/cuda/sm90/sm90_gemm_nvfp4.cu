@@ -710,7 +710,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   // M = 2048 (results v33 r6, an H100). Built for every one-chain tile of two or more row blocks,
   // 96x2x1x1 ran out and fc2 at M = 2048, where nothing splits (924 tiles), 0.7-0.9 % slower (its
   // loop's registers renamed), so the smaller tiles keep their code.
-  constexpr bool kSplitTail = KS == 1 && C::NH == 1 && TW == 1 && RW >= 2 && BM == 128;
+  constexpr bool kSplitTail = Config{BM, RW, TW, C::NH, KS}.splits_last_round();
   const uint32_t tail = kSplitTail ? tiles % gridDim.x : 0;
   const bool split_tail = kSplitTail && tail != 0 && RW * tail <= gridDim.x;
   const uint32_t whole = split_tail ? tiles - tail : tiles, units = split_tail ? whole + RW * tail : tiles;
@@ -1857,15 +1857,15 @@ Config choose(int64_t m, int64_t n, int sm_count) {
   const int64_t nb = (n + kRowsWG - 1) / kRowsWG;  // 64-row blocks
   auto rounds = [&](int p) { return ((nb + p - 1) / p + sm_count - 1) / sm_count; };  // of row tiles
   // What configuration c's tiles cost at `weight` a round, in quarters of a round: a partial last
-  // round that the kernel splits into one-row-block units (split_tail: 128x2x1x1 where a round
-  // precedes it and twice its tiles fit one round) counts three quarters. Fitted to results v34 r1
+  // round that the kernel splits into one-row-block units (split_tail: Config::splits_last_round,
+  // where a round precedes it and rw units per tile fit one round) counts three quarters. Fitted to results v34 r1
   // (an H100, 128x2x1x1 against the pick of the rule before, which counted whole rounds): the split
   // round cost 0.68 of a round on qkv at M = 128, 0.72-0.73 on qkv and out at M = 448, ~0.8 on out
   // and fc2 at M = 2048; v34 r2 checked the picks it changes (qkv at M = 100, 112 and 400
   // 1.6-4.2 % faster, fc1 at 320 and 1040, out and fc2 at 1984 within the noise).
   auto round_cost = [&](const Config& c, int64_t weight) {
     const int64_t tiles = tile_count(m, n, c), whole = tiles / sm_count, tail = tiles % sm_count;
-    const bool split = c == Config{128, 2, 1, 1} && whole > 0 && tail != 0 && 2 * tail <= sm_count;
+    const bool split = c.splits_last_round() && whole > 0 && tail != 0 && c.rw * tail <= sm_count;
     return 4 * weight * whole + (tail == 0 ? 0 : split ? 3 * weight : 4 * weight);
   };
   auto one_round = [&](int p) { return rounds(p) == 1; };

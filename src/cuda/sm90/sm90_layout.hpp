@@ -231,6 +231,10 @@ inline void prepack_weight_blocks(const uint8_t* lo_first, const uint8_t* sf_swi
 struct Config {
   int bm = 128, rw = 2, tw = 1, nh = 1, ks = 1;
   int tile_tokens() const { return bm * tw; }
+  // Whether the kernel may take a partial last round of this configuration's tiles as units of one
+  // row block (sm90_gemm_nvfp4.cu, kSplitTail; it does where a round precedes it and rw units per
+  // tile fit one round). The launcher's round costs read the same rule.
+  constexpr bool splits_last_round() const { return ks == 1 && nh == 1 && tw == 1 && rw >= 2 && bm == 128; }
   bool operator==(const Config& o) const {
     return bm == o.bm && rw == o.rw && tw == o.tw && nh == o.nh && ks == o.ks;
   }
