@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """ctest tools.sm90-trace-summary: tools/sm90-trace-summary --tile-chunks on committed per-warpgroup
 traces (results v33: r1's trace of f8f5591's kernel and r2's of the tensor-copy epilogue, qkv at
-M = 4096, 84 chunks a tile) must give the tile-boundary figures that folder's README states, and
-refuse a bad --tile-chunks with a one-line error and exit 2.
+M = 4096, 84 chunks a tile) must give the tile-boundary figures that folder's README states, a
+trace of one tile (results v34 r5) its per-chunk pace, and refuse a bad --tile-chunks with a
+one-line error and exit 2.
 
 Usage: trace_summary_test.py --tool tools/sm90-trace-summary --results benchmarks/results
 """
@@ -39,6 +40,13 @@ def main():
         rc, out, err = run(a.tool, os.path.join(d, trace))
         if rc != 0 or "tile boundaries" in out or out.count("warpgroup ") < 2:
             failures.append(f"{trace} without --tile-chunks: exit {rc}:\n{out}{err}")
+    # A trace whose CTA 0 ran fewer chunks than the rows written (results v34 r5: one tile of 112
+    # chunks at M = 128, rows for 16 tiles): summarised over the stamped chunks, a lone 128x1x1x1
+    # warpgroup at 401 ns a chunk as that folder's README states (not silently nothing).
+    lone = os.path.join(a.results, "2026-12-06-h100-sm90-v34", "r5", "trace-m128-attn_out_proj.txt.wg")
+    rc, out, err = run(a.tool, lone)
+    if rc != 0 or "warpgroup 0: a chunk every 401 ns" not in out:
+        failures.append(f"{lone}: exit {rc} (expected warpgroup 0 at 401 ns a chunk):\n{out}{err}")
     for bad in (["--tile-chunks", "0", "x.wg"], ["--tile-chunks", "eight", "x.wg"], ["--tile-chunks", "84"]):
         rc, out, err = run(a.tool, *bad)
         if rc != 2 or len(err.strip().splitlines()) != 1 or out:
