@@ -1905,7 +1905,7 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     // round of two or three warpgroups they stay (attn_qkv_proj: 48x3x1x1 3.9-4 % slower than
     // 64x3x1x1 at M = 40 and 48).
     const int p = fewest_rounds(1, 3);
-    if (m <= 48 && p == 1 && one_round(1)) return Config{48, 1, 1, 1};
+    if (m <= 48 && one_round(1)) return Config{48, 1, 1, 1};
     if (m <= 48 && !one_round(p) && one_round(4)) return Config{48, 4, 1, 1};
     return Config{64, p, 1, 1};
   }
