@@ -1856,13 +1856,17 @@ Config choose(int64_t m, int64_t n, int sm_count) {
   sm_count = std::max(sm_count, 1);  // sm90_config_for is public: a zero count must not divide
   const int64_t nb = (n + kRowsWG - 1) / kRowsWG;  // 64-row blocks
   auto rounds = [&](int p) { return ((nb + p - 1) / p + sm_count - 1) / sm_count; };  // of row tiles
+  // What a round of tiles costs, relative, for the configurations compared by it below (above 128
+  // tokens all four, at M = 97-128 the first two): 128x2x1x1 12, 128x3x1x2 21, 64x2x1x1 10
+  // (results v21 r1, r6, on the H200) and 96x2x1x1 10 (results v31 r3, an H100).
+  constexpr int64_t kRound128x2 = 12, kRound128x3x2 = 21, kRound64x2 = 10, kRound96x2 = 10;
   // What configuration c's tiles cost at `weight` a round, in quarters of a round: a partial last
   // round that the kernel splits into one-row-block units (split_tail: Config::splits_last_round,
-  // where a round precedes it and rw units per tile fit one round) counts three quarters. Fitted to results v34 r1
-  // (an H100, 128x2x1x1 against the pick of the rule before, which counted whole rounds): the split
-  // round cost 0.68 of a round on qkv at M = 128, 0.72-0.73 on qkv and out at M = 448, ~0.8 on out
-  // and fc2 at M = 2048; v34 r2 checked the picks it changes (qkv at M = 100, 112 and 400
-  // 1.6-4.2 % faster, fc1 at 320 and 1040, out and fc2 at 1984 within the noise).
+  // where a round precedes it and rw units per tile fit one round) counts three quarters. Fitted to
+  // results v34 r1 (an H100, 128x2x1x1 against the pick of the rule before, which counted whole
+  // rounds): the split round cost 0.68 of a round on qkv at M = 128, 0.72-0.73 on qkv and out at
+  // M = 448, ~0.8 on out and fc2 at M = 2048; v34 r2 checked the picks it changes (qkv at M = 100,
+  // 112 and 400 1.6-4.2 % faster, fc1 at 320 and 1040, out and fc2 at 1984 within the noise).
   auto round_cost = [&](const Config& c, int64_t weight) {
     const int64_t tiles = tile_count(m, n, c), whole = tiles / sm_count, tail = tiles % sm_count;
     const bool split = c.splits_last_round() && whole > 0 && tail != 0 && c.rw * tail <= sm_count;
@@ -1924,21 +1928,20 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     // r7 had found 64x2x1x1 3-4 % faster than 64x1x2x1); 32x3x1x1, one round on 112 SMs, 10 % slower.
     if (one_round(1)) return Config{128, 1, 1, 1};
     // More row blocks: 128x2x1x1, unless one round of three warpgroups in two chains costs less by
-    // the round weights below (of equal costs 128x2x1x1). 336 row blocks (attn_qkv_proj: 168 tiles,
+    // the round weights (of equal costs 128x2x1x1). 336 row blocks (attn_qkv_proj: 168 tiles,
     // a round and a split one, equal to one round of 128x3x1x2 by the weights) take 128x2x1x1:
     // 3.5-3.9 % faster at M = 128, 3.4-4.2 % at 100 and 112 (results v34 r1, r2, an H100).
     // Many row blocks (448): a round of 64x1x2x1 tiles costs ~38 us, one of 128x2x1x1 ~60, but the
     // 128-token tiles take two rounds where the 64-token ones take four (the last a partial one):
     // fc1 154.0 -> 119.8 us (r7).
-    return round_cost(Config{128, 3, 1, 2}, 21) < round_cost(Config{128, 2, 1, 1}, 12) ? Config{128, 3, 1, 2}
-                                                                                          : Config{128, 2, 1, 1};
+    return round_cost(Config{128, 3, 1, 2}, kRound128x3x2) < round_cost(Config{128, 2, 1, 1}, kRound128x2)
+               ? Config{128, 3, 1, 2}
+               : Config{128, 2, 1, 1};
   }
-  // Above 128 tokens the fewest rounds of tiles weighted by what a round costs (round_cost: a split
-  // last round three quarters of one since results v34): a round of 128x2x1x1
-  // tiles 12, of 128x3x1x2 21, of 64x2x1x1 10 (results v21 r1, r6, on the H200) and of 96x2x1x1 10
-  // (results v31 r3, an H100: a 96-token round costs 0.83-0.90 of a 128-token one and covers 3/4 of
-  // its tokens, so it wins only where it needs no more rounds or the 128-token tiles' last round is
-  // a sliver). Of equal costs the earlier candidate. In v31 r3's sweep (the four MiniMax H3
+  // Above 128 tokens the fewest rounds of tiles weighted by what a round costs (the kRound weights;
+  // round_cost: a split last round three quarters of one since results v34). A 96-token round costs
+  // 0.83-0.90 of a 128-token one and covers 3/4 of its tokens (results v31 r3), so it wins only
+  // where it needs no more rounds or the 128-token tiles' last round is a sliver. Of equal costs the earlier candidate. In v31 r3's sweep (the four MiniMax H3
   // linears at M = 192, 256, 384, 448, 512, 640, 768, 1536, 2048, 2304, 3072; r2 adds 1024 and 4096;
   // each configuration timed twice in one process) this rule picks the fastest of the configurations
   // timed at all 52 points (v31 r4: faster on seven other M wherever its pick changed); the rule
@@ -1951,7 +1954,10 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     int64_t weight;
   };
   const Candidate candidates[] = {
-      {Config{128, 2, 1, 1}, 12}, {Config{128, 3, 1, 2}, 21}, {Config{64, 2, 1, 1}, 10}, {Config{96, 2, 1, 1}, 10}};
+      {Config{128, 2, 1, 1}, kRound128x2},
+      {Config{128, 3, 1, 2}, kRound128x3x2},
+      {Config{64, 2, 1, 1}, kRound64x2},
+      {Config{96, 2, 1, 1}, kRound96x2}};
   Config best = candidates[0].cfg;
   int64_t best_cost = -1;
   for (const Candidate& c : candidates) {
