@@ -1940,15 +1940,15 @@ Config choose(int64_t m, int64_t n, int sm_count) {
   }
   // Above 128 tokens the fewest rounds of tiles weighted by what a round costs (the kRound weights;
   // round_cost: a split last round three quarters of one since results v34). A 96-token round costs
-  // 0.83-0.90 of a 128-token one and covers 3/4 of its tokens (results v31 r3), so it wins only
-  // where it needs no more rounds or the 128-token tiles' last round is a sliver. Of equal costs the earlier candidate. In v31 r3's sweep (the four MiniMax H3
-  // linears at M = 192, 256, 384, 448, 512, 640, 768, 1536, 2048, 2304, 3072; r2 adds 1024 and 4096;
-  // each configuration timed twice in one process) this rule picks the fastest of the configurations
-  // timed at all 52 points (v31 r4: faster on seven other M wherever its pick changed); the rule
-  // before it (without 96x2x1x1) was up to 17 % slower: qkv and fc1 at M = 192, out and fc2 at
-  // M = 256 (12-15 %), 448-512 (5-8.5 %) and 2048 (3 %), fc1 at M = 384 (5 %). 128x3x1x2, picked
-  // for out and fc2 at M = 385-512 until then, loses to 96x2x1x1 there; above 128 tokens the rule no
-  // longer picks it for these linears.
+  // 0.83-0.90 of a 128-token one and covers 3/4 of its tokens (results v31 r3), so it wins only where
+  // it needs no more rounds or the 128-token tiles' last round is a sliver. Of equal costs the
+  // earlier candidate. In v31 r3's sweep (the four MiniMax H3 linears at M = 192, 256, 384, 448, 512,
+  // 640, 768, 1536, 2048, 2304, 3072; r2 adds 1024 and 4096; each configuration timed twice in one
+  // process) this rule picks the fastest of the configurations timed at all 52 points (v31 r4: faster
+  // on seven other M wherever its pick changed); the rule before it (without 96x2x1x1) was up to 17 %
+  // slower: qkv and fc1 at M = 192, out and fc2 at M = 256 (12-15 %), 448-512 (5-8.5 %) and 2048
+  // (3 %), fc1 at M = 384 (5 %). 128x3x1x2, picked for out and fc2 at M = 385-512 until then, loses to
+  // 96x2x1x1 there; above 128 tokens the rule no longer picks it for these linears.
   struct Candidate {
     Config cfg;
     int64_t weight;
