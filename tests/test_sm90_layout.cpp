@@ -199,7 +199,10 @@ TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
       {96, 5376, "96x1x1x1"},     // 84: one round of lone 96-token warpgroups (results v31 r6)
       {65, 5376, "96x1x1x1"},
       {97, 5376, "128x1x1x1"},
-      {80, 21504, "96x2x1x1"},    // 336: two rounds of 96-token pairs beat one of 128x3x1x2 (r6)
+      {80, 21504, "96x3x1x1"},    // 336: one round of three 96-token warpgroups instead of two of two (v35 r1)
+      {65, 21504, "96x3x1x1"},
+      {96, 21504, "96x3x1x1"},
+      {80, 16896, "96x2x1x1"},    // 264: one round of two already
       {128, 21504, "128x2x1x1"},  // 336: a round and a split one, 3.5-3.9 % faster than one of 128x3x1x2 (v34 r1)
       {100, 21504, "128x2x1x1"},  // 3.4-4.2 % (v34 r2)
       {128, 28672, "128x2x1x1"},  // 448: two rounds of 128-token tiles instead of four of 64 (r7)

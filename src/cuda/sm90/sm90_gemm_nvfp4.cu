@@ -119,7 +119,7 @@ struct Cfg {
   // copy threads, the weight's and A''s.
   static constexpr int kCopyThreads = NVFP4_SM90_COPY_THREADS == 1 ? 1 : (KS > 1 ? 2 : (BM >= 128 && NH == 1 ? 3 : 1));
   static constexpr int kEntryRegs = (65536 / kThreads > 255 ? 255 : 65536 / kThreads) / 8 * 8;
-  static constexpr int kProducerRegs = KS == 1 ? 40 : 72;
+  static constexpr int kProducerRegs = KS == 1 ? (BM == 96 && NH == 1 && P == 3 ? 24 : 40) : 72;
   // With KS > 1 the chunk-sum warpgroups keep the launch bound's share (a small tile's chain fits
   // it) and the applier takes what the producer gives back: its loop keeps two chunks' verdicts and
   // sums besides the accumulators, and the inlined fallback around it spilled that loop state at the
@@ -128,7 +128,7 @@ struct Cfg {
   static constexpr int kConsumerRegs =
       !kRealloc ? kEntryRegs
                 : (KS > 1 ? (2 * kEntryRegs - kProducerRegs > 248 ? 248 : 2 * kEntryRegs - kProducerRegs) / 8 * 8
-                          : (P <= 2 ? 232 : (P == 3 ? 152 : 104)));
+                          : (P <= 2 ? 232 : (P == 3 ? (BM == 96 && NH == 1 ? 160 : 152) : 104)));
   // Arrivals that release a stage: every thread of every consumer warpgroup that reads it. With
   // KS > 1 that is the chunk's chunk-sum warpgroup alone: the verdict lanes read the tile records
   // from global memory and the applier's fallback the chunk's operands, so the ring runs ahead of
@@ -1833,6 +1833,7 @@ constexpr Built kBuilt[] = {
     {{128, 1, 1, 1}, launch_cfg<Cfg<128, 1, 1, 1>>},  {{128, 1, 2, 1}, launch_cfg<Cfg<128, 1, 2, 1>>},
     {{128, 2, 1, 1}, launch_cfg<Cfg<128, 2, 1, 1>>},  {{128, 3, 1, 2}, launch_cfg<Cfg<128, 3, 1, 2>>},
     {{96, 2, 1, 1}, launch_cfg<Cfg<96, 2, 1, 1>>},    {{96, 1, 1, 1}, launch_cfg<Cfg<96, 1, 1, 1>>},
+    {{96, 3, 1, 1}, launch_cfg<Cfg<96, 3, 1, 1>>},
     {{256, 1, 1, 2}, launch_cfg<Cfg<256, 1, 1, 2>>},  {{256, 2, 1, 2}, launch_cfg<Cfg<256, 2, 1, 2>>},
     {{16, 1, 1, 1, 2}, launch_cfg<Cfg<16, 1, 1, 1, 2>>}, {{16, 1, 1, 1, 3}, launch_cfg<Cfg<16, 1, 1, 1, 3>>},
     {{16, 1, 1, 1, 4}, launch_cfg<Cfg<16, 1, 1, 1, 4>>}, {{32, 1, 1, 1, 2}, launch_cfg<Cfg<32, 1, 1, 1, 2>>},
@@ -1919,6 +1920,11 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     // (attn_out_proj and mlp_fc2: 6.7-8.5 % faster than 128x1x1x1), else two (mlp_fc1: 13.3-13.6 %
     // faster than 128x2x1x1; attn_qkv_proj: 3.9-4.4 % faster than 128x3x1x2, in two rounds against one).
     if (one_round(1)) return Config{96, 1, 1, 1};
+    // Three where that takes one round instead of two (attn_qkv_proj, 336 row blocks: 112 tiles of
+    // 96x3x1x1 against 168 of 96x2x1x1): 58.7-59.6 against 74.1-75.0 us at M = 65, 72, 80 and 96,
+    // 20-21 % less time (results v35 r1, an H100). Where both take two rounds three lose (mlp_fc1 at
+    // M = 96: 104 against 74 us).
+    if (!one_round(2) && one_round(3)) return Config{96, 3, 1, 1};
     return Config{96, 2, 1, 1};
   }
   if (m <= 128) {
