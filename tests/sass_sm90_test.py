@@ -100,6 +100,9 @@ def check(a, tool, cuobjdump, configs, d):
          "FADD.RZ"),
         ("local memory in the loop", "64x1x1x1", lambda c, idx: replace_at(c, plain(idx), "STL [R1+0x10], R2"), "local-memory"),
         ("local memory in a two-chain loop", "128x3x1x2", lambda c, idx: replace_at(c, plain(idx), "LDL R2, [R1+0x10]"), "local-memory"),
+        # 96x3x1x1 may hold one local load in its loop (tools/sass-sm90 LOCAL_LOADS_ALLOWED), no more and no store.
+        ("a second local load in 96x3x1x1's loop", "96x3x1x1", lambda c, idx: replace_at(c, plain(idx), "LDL R2, [R1+0x10]"), "local-memory"),
+        ("a local store in 96x3x1x1's loop", "96x3x1x1", lambda c, idx: replace_at(c, plain(idx), "STL [R1+0x10], R2"), "1 of them stores"),
         ("a conversion in the loop", "16x3x1x1", lambda c, idx: replace_at(c, plain(idx), "F2F.F16.F32 R4, R5"), "conversion"),
         ("another MMA shape", "32x2x1x1", lambda c, idx: c.__setitem__(i := first(c, idx, r"HGMMA"), c[i].replace("64x32x16", "64x16x16", 1)),
          "expected HGMMA.64x32x16.F32"),

@@ -119,7 +119,11 @@ struct Cfg {
   // copy threads, the weight's and A''s.
   static constexpr int kCopyThreads = NVFP4_SM90_COPY_THREADS == 1 ? 1 : (KS > 1 ? 2 : (BM >= 128 && NH == 1 ? 3 : 1));
   static constexpr int kEntryRegs = (65536 / kThreads > 255 ? 255 : 65536 / kThreads) / 8 * 8;
-  static constexpr int kProducerRegs = KS == 1 ? (BM == 96 && NH == 1 && P == 3 ? 24 : 40) : 72;
+  // Three one-chain warpgroups of 96 tokens need 160 registers each to keep their loop out of local
+  // memory but one loop-invariant address (results v35 r1), more than the 152 of the other
+  // three-warpgroup tiles, so their producer keeps 24 instead of 40 (its copy and verdict warps fit).
+  static constexpr bool kThree96 = KS == 1 && BM == 96 && NH == 1 && P == 3;
+  static constexpr int kProducerRegs = KS == 1 ? (kThree96 ? 24 : 40) : 72;
   // With KS > 1 the chunk-sum warpgroups keep the launch bound's share (a small tile's chain fits
   // it) and the applier takes what the producer gives back: its loop keeps two chunks' verdicts and
   // sums besides the accumulators, and the inlined fallback around it spilled that loop state at the
@@ -128,7 +132,7 @@ struct Cfg {
   static constexpr int kConsumerRegs =
       !kRealloc ? kEntryRegs
                 : (KS > 1 ? (2 * kEntryRegs - kProducerRegs > 248 ? 248 : 2 * kEntryRegs - kProducerRegs) / 8 * 8
-                          : (P <= 2 ? 232 : (P == 3 ? (BM == 96 && NH == 1 ? 160 : 152) : 104)));
+                          : (P <= 2 ? 232 : (P == 3 ? (kThree96 ? 160 : 152) : 104)));
   // Arrivals that release a stage: every thread of every consumer warpgroup that reads it. With
   // KS > 1 that is the chunk's chunk-sum warpgroup alone: the verdict lanes read the tile records
   // from global memory and the applier's fallback the chunk's operands, so the ring runs ahead of
