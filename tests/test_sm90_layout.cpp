@@ -181,7 +181,7 @@ TEST(Sm90Layout, TheLauncherTakesTheFewestRoundsThenTheFewestWarpgroups) {
   } cases[] = {
       {16, 21504, "16x3x1x1"},   // 336 row blocks: one round with three (112 CTAs) and four (84); three
       {16, 28672, "16x4x1x1"},   // 448: one round only with four
-      {16, 5376, "16x1x1x1x2"},  // 84: one round with one warpgroup, so the K-split (two chunk-sum warpgroups at M <= 16)
+      {16, 5376, "16x1x1x1x3"},  // 84: one round with one warpgroup, so the K-split (three chunk-sum warpgroups: v36 r5)
       {32, 21504, "32x3x1x1"},   // one round with three
       {32, 28672, "32x4x1x1"},   // one round only with four: 17 % faster than two rounds of 32x2x1x1 (v34 r7)
       {17, 28672, "32x4x1x1"},

@@ -25,6 +25,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -313,6 +314,31 @@ __device__ __forceinline__ TileRec load_tile_rec(const uint8_t* p) {
   d[1] = v[1];
   d[2] = v[2];
   return r;
+}
+
+// A tile record as three loads' words (TileRec's layout: mag_n, mag, then lo | hi << 16 and the NaN
+// byte), for the K-split's verdict lanes, which load a round ahead and take the fields apart later.
+struct RecWords {
+  uint4 mag_n, mag;
+  uint2 tail;
+};
+__device__ __forceinline__ RecWords load_rec_words(const uint8_t* p) {
+  static_assert(offsetof(TileRec, lo) == 32 && offsetof(TileRec, hi) == 34 && offsetof(TileRec, nan) == 36,
+                "RecWords reads lo, hi and nan from TileRec's third vector");
+  const uint4* v = reinterpret_cast<const uint4*>(p);
+  return RecWords{v[0], v[1], *reinterpret_cast<const uint2*>(p + 32)};
+}
+__device__ __forceinline__ hopper::TileChunk tile_chunk(const RecWords& r) {
+  hopper::TileChunk t;
+  const uint32_t mn[4] = {r.mag_n.x, r.mag_n.y, r.mag_n.z, r.mag_n.w}, mg[4] = {r.mag.x, r.mag.y, r.mag.z, r.mag.w};
+  for (int g = 0; g < 4; ++g) {
+    t.mag_n[g] = __uint_as_float(mn[g]);
+    t.mag[g] = __uint_as_float(mg[g]);
+  }
+  t.lo = static_cast<int16_t>(r.tail.x & 0xFFFFu);
+  t.hi = static_cast<int16_t>(r.tail.x >> 16);
+  t.nan = (r.tail.y & 0xFFu) != 0;
+  return t;
 }
 
 // The path counters of a CTA's N threads in shared memory, [4][N] (the two-chain tiles': below).
@@ -736,10 +762,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 
   if (wg == 0) {
     if constexpr (C::kRealloc) regs_release<C::kProducerRegs>();
-    // K-split stages of two chunks: the weight warp's and the A' warp's lanes 0 and 1 issue one copy
-    // each (lane 0 the barrier work): out and fc2 at M = 32 9-10 % faster than one thread issuing
-    // both (results v21 r8). With four chunks a stage (16 tokens) it was no faster (fc2 +0.5 %).
-    constexpr bool kLaneCopies = KS > 1 && C::CPS == 2 && C::kCopyThreads == 2;
+    // K-split stages of several chunks: lane k of the weight warp and of the A' warp issues the
+    // stage's copy k (lane 0 the barrier work). Two chunks a stage (32 tokens): out and fc2 at M = 32
+    // 9-10 % faster than one thread issuing both (results v21 r8). Four (16 tokens): no faster while
+    // the verdict lanes paced the K-split (fc2 +0.5 %, v21), 5-6 % faster on 16x1x1x1x2 once they did
+    // not (results v36 r5: one thread took ~540 ns from reaching a stage to having issued its four).
+    constexpr bool kLaneCopies = KS > 1 && C::CPS >= 2 && C::kCopyThreads == 2;
     const bool copy_thread = kLaneCopies ? tid < 32 || (tid >= 64 && tid < 32 * (C::kCopyThreads + 1))
                                          : tid % 32 == 0 && (tid == 0 || (C::kCopyThreads > 1 && tid >= 64 && tid < 32 * (C::kCopyThreads + 1)));
     if (copy_thread) {
@@ -902,20 +930,37 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         const int l = tid - 32;
         const uint32_t lanes = (1u << C::kGroup) - 1u;
         wait_prerequisites();  // the pre-pass's records
-        // Chunk g's records, or none past this CTA's last chunk.
-        auto fetch = [&](uint32_t g, TileRec& ra, TileRec& rw) {
-          if (g > g_last) return;
-          uint32_t mt, nt;
-          tile_coords(blockIdx.x + g / C_ * gridDim.x, mtiles, ntiles, mt, nt);
-          const uint32_t c = g % C_;
-          ra = load_tile_rec(reinterpret_cast<const uint8_t*>(token_record(c, mt)));
-          rw = load_tile_rec(weight_block(c, nt) + kWBlockTile);
+        // The chunk whose records the lane loads next (fg, its ring index; fc, its chunk; ft, the
+        // CTA's tile ordinal; fmt / fnt, that tile's coordinates), stepped by kGroup chunks without
+        // a division (three per round took ~120 of the round's ~280 instructions) and held at
+        // g_last past it (a lane past the CTA's last chunk reloads that chunk's records and sits
+        // its rounds out), so that every load has an address and none sits behind a branch.
+        uint32_t fg = static_cast<uint32_t>(l) < g_last ? static_cast<uint32_t>(l) : g_last, fc = fg % C_, ft = fg / C_, fmt, fnt;
+        tile_coords(blockIdx.x + ft * gridDim.x, mtiles, ntiles, fmt, fnt);
+        auto advance = [&]() {
+          if (fg + C::kGroup > g_last) return;
+          fg += C::kGroup;
+          fc += C::kGroup;
+          if (fc >= C_) {
+            do {
+              fc -= C_;
+              ++ft;
+            } while (fc >= C_);
+            tile_coords(blockIdx.x + ft * gridDim.x, mtiles, ntiles, fmt, fnt);
+          }
         };
-        TileRec ra{}, rw{};
-        fetch(static_cast<uint32_t>(l), ra, rw);
+        // The records as loaded words, taken apart only in the round that uses them: as TileRec, ptxas
+        // took their 16-bit fields out right after the loads, and the lane waited for its loads there
+        // in every round (results v36 r1).
+        auto fetch = [&](RecWords& ra, RecWords& rw) {
+          ra = load_rec_words(reinterpret_cast<const uint8_t*>(token_record(fc, fmt)));
+          rw = load_rec_words(weight_block(fc, fnt) + kWBlockTile);
+        };
+        RecWords ra, rw;
+        fetch(ra, rw);
         int carry = hopper::kNoRunLo;
         for (uint32_t g0 = 0; g0 <= g_last; g0 += C::kGroup) {
-          const uint32_t g = g0 + l, c = g % C_;
+          const uint32_t g = g0 + l, c = fc;  // c: the chunk of the records in ra, rw (g's, when active)
           const bool active = g <= g_last;
           hopper::TileChunk a{}, w{};
           int lo = hopper::kNoRunLo;
@@ -924,7 +969,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             w = tile_chunk(rw);
             if (a.lo != hopper::kNoScale && w.lo != hopper::kNoScale) lo = a.lo + w.lo;
           }
-          fetch(g + C::kGroup, ra, rw);  // the next round's, in flight while this round waits for its slots
+          advance();
+          fetch(ra, rw);  // the next round's, in flight through this round
           // head: the lane where this lane's tile starts in the round (-1: before the round).
           int head = active && c == 0 ? l : -1;
 #pragma unroll
@@ -1900,10 +1946,12 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     // two chunks, three are as fast as two or up to 1 % faster (results v14: r12, both in one
     // process, out 34.4 against 34.6-34.8 us, fc2 59.8-59.9 against 60.2-60.3; r13, the launcher's
     // pick before and after, equal), where two had won with one-chunk stages (results v5).
-    // At M <= 16 two chunk-sum warpgroups with a four-stage ring (Cfg::kStageCap) are faster again:
-    // mlp_fc2 1.5-2.3 %, attn_out_proj 0-0.7 % (results v22 r9, v24 r1); at M = 32 they were 5-7 %
-    // slower (v22 r9).
-    if (one_round(1)) return Config{bm, 1, 1, 1, m <= 16 ? 2 : 3};
+    // At M <= 16 two chunk-sum warpgroups with a four-stage ring (Cfg::kStageCap) were faster again
+    // (mlp_fc2 1.5-2.3 %, attn_out_proj 0-0.7 %: results v22 r9, v24 r1) until each lane of the copy
+    // warps issued one copy of a four-chunk stage: since then three are 7-8 % faster than two (results
+    // v36 r5, an H100: out 22.0 against 23.5 us, fc2 36.2 against 39.0; four 22.3 / 37.3). At M = 32
+    // two were 5-7 % slower (v22 r9) and 4-7 % in v36 r4.
+    if (one_round(1)) return Config{bm, 1, 1, 1, 3};
     return Config{bm, fewest_rounds(2, pmax), 1, 1};
   }
   if (m <= 64) {
