@@ -147,9 +147,10 @@ struct Cfg {
   // 50.0-50.1, attn_out_proj and mlp_fc2 at M = 512 (128x3x1x2) 1.5-2.5 % faster, 64x2x1x1 within
   // +-0.5 %); the 128-token one-chain tiles were within +-0.8 % with six and keep the cap. The
   // K-split rounds its ring to two slots per chunk-sum warpgroup anyway (six at KS = 3).
-  // The K-split of two chunk-sum warpgroups at 16 tokens (the launcher's pick at M <= 16) takes four
-  // stages, two per warpgroup: 16x1x1x1x2 with four was 1.5-2.3 % faster than 16x1x1x1x3 with six on
-  // mlp_fc2 and 0-0.7 % on attn_out_proj (results v22 r9 on the H200, v24 r1 on an H100).
+  // The K-split of two chunk-sum warpgroups at 16 tokens takes four stages, two per warpgroup:
+  // 16x1x1x1x2 with four was 1.5-2.3 % faster than 16x1x1x1x3 with six on mlp_fc2 and 0-0.7 % on
+  // attn_out_proj (results v22 r9 on the H200, v24 r1 on an H100), the launcher's pick at M <= 16
+  // until lane copies made 16x1x1x1x3 (six stages) the faster (results v36 r5).
   static constexpr int kStageCap = KS == 1 && (BM <= 64 || NH == 2) ? 6 : (KS == 2 && BM <= 16 ? 4 : kMaxStages);
   // KS > 1: chunk g's sums (fp32, 64 rows x BM tokens, float4 i of consumer thread x at [i][x]:
   // conflict-free) and its verdict go through slot g mod kSlots. The slots come in kGroups groups of
