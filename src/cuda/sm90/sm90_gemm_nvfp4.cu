@@ -766,8 +766,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     // K-split stages of several chunks: lane k of the weight warp and of the A' warp issues the
     // stage's copy k (lane 0 the barrier work). Two chunks a stage (32 tokens): out and fc2 at M = 32
     // 9-10 % faster than one thread issuing both (results v21 r8). Four (16 tokens): no faster while
-    // the verdict lanes paced the K-split (fc2 +0.5 %, v21), 5-6 % faster on 16x1x1x1x2 once they did
-    // not (results v36 r5: one thread took ~540 ns from reaching a stage to having issued its four).
+    // the verdict lanes paced the K-split (fc2 +0.5 %, v21), 4.5-6 % faster on 16x1x1x1x2 once they
+    // did not (results v36 r5: one thread took ~540 ns from reaching a stage to having issued its
+    // four).
     constexpr bool kLaneCopies = KS > 1 && C::CPS >= 2 && C::kCopyThreads == 2;
     const bool copy_thread = kLaneCopies ? tid < 32 || (tid >= 64 && tid < 32 * (C::kCopyThreads + 1))
                                          : tid % 32 == 0 && (tid == 0 || (C::kCopyThreads > 1 && tid >= 64 && tid < 32 * (C::kCopyThreads + 1)));
@@ -1949,7 +1950,7 @@ Config choose(int64_t m, int64_t n, int sm_count) {
     // pick before and after, equal), where two had won with one-chunk stages (results v5).
     // At M <= 16 two chunk-sum warpgroups with a four-stage ring (Cfg::kStageCap) were faster again
     // (mlp_fc2 1.5-2.3 %, attn_out_proj 0-0.7 %: results v22 r9, v24 r1) until each lane of the copy
-    // warps issued one copy of a four-chunk stage: since then three are 7-8 % faster than two (results
+    // warps issued one copy of a four-chunk stage: since then three are 6-7 % faster than two (results
     // v36 r5, an H100: out 22.0 against 23.5 us, fc2 36.2 against 39.0; four 22.3 / 37.3). At M = 32
     // two were 5-7 % slower (v22 r9) and 4-7 % in v36 r4.
     if (one_round(1)) return Config{bm, 1, 1, 1, 3};
