@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,21 @@ static_assert(NVFP4_SM90_COPY_THREADS == 1 || NVFP4_SM90_COPY_THREADS == 3, "one
 #ifndef NVFP4_SM90_KS_STAGE_CHUNKS
 #define NVFP4_SM90_KS_STAGE_CHUNKS 0
 #endif
+// Who issues a K-split stage's copies (Cfg::kStageWarps): one warp per kind of copy (the weight's,
+// A''s), each lane one chunk's copy; or, for two-chunk stages (32 tokens), two warps that take whole
+// stages in turn, each issuing a stage's weight copies and A' boxes from its lanes. At 32 tokens the
+// weight warp had taken ~290 ns from reaching a stage to having issued its copies, a stage every
+// ~380 ns, the pace of every role (traces of results v36 r6); by stages in turn out and fc2 at
+// M = 32 ran 1.7-2.3 % faster, and at 8-16 tokens (four-chunk stages) 2-4 % slower, with two or
+// three warps (results v37 r3, an H100). -DNVFP4_SM90_KS_STAGE_WARPS=w forces w warps (0: by kind; 1-3:
+// warps 0, 2, 3 in turn) for every multi-chunk K-split stage (a measurement build).
+#ifndef NVFP4_SM90_KS_STAGE_WARPS
+#define NVFP4_SM90_KS_STAGE_WARPS -1
+#endif
+static_assert(NVFP4_SM90_KS_STAGE_WARPS >= -1 && NVFP4_SM90_KS_STAGE_WARPS <= 3, "warps 0, 2 and 3 of the producer are free for copies");
+#if defined(NVFP4_SM90_NO_COPY) && NVFP4_SM90_KS_STAGE_WARPS > 0
+#error "NVFP4_SM90_NO_COPY measures the copy warps by kind only"
+#endif
 
 // From here to the kernel: device-side helpers and the configuration's constants. nvcc's host
 // pass, and its sm_120a / sm_121a passes (where the kernel is a trap), see them as never referenced
@@ -119,6 +135,14 @@ struct Cfg {
   // With KS > 1 a stage carries no records (the verdict lanes read them from global memory): two
   // copy threads, the weight's and A''s.
   static constexpr int kCopyThreads = NVFP4_SM90_COPY_THREADS == 1 ? 1 : (KS > 1 ? 2 : (BM >= 128 && NH == 1 ? 3 : 1));
+  // Warps that take whole K-split stages in turn (above), 0: a warp per kind of copy. Stage g is
+  // warp g mod kStageWarps's, so that warp waits for slot g mod stages's previous round by parity:
+  // the launcher makes the stages a multiple of kStageWarps, each slot one warp's, whose own order
+  // keeps a wait from passing on a round two back (as for the chunk-sum warpgroups, launch_cfg).
+  static constexpr int kStageWarps =
+      KS > 1 && CPS >= 2 && kCopyThreads == 2 ? (NVFP4_SM90_KS_STAGE_WARPS >= 0 ? NVFP4_SM90_KS_STAGE_WARPS : (CPS == 2 ? 2 : 0)) : 0;
+  // Arrivals that complete a stage's full barrier: one per copy thread with its bytes, or the stage's warp's.
+  static constexpr int kFullArrivals = kStageWarps > 0 ? 1 : kCopyThreads;
   static constexpr int kEntryRegs = (65536 / kThreads > 255 ? 255 : 65536 / kThreads) / 8 * 8;
   // Three one-chain warpgroups of 96 tokens need 160 registers each to keep their loop out of local
   // memory but one loop-invariant address (results v35 r1), more than the 152 of the other
@@ -714,7 +738,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   const int tid = threadIdx.x % 128;
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
-      mbar_init(full_at(s), C::kCopyThreads);  // each copy thread's arrive with its bytes
+      mbar_init(full_at(s), C::kFullArrivals);  // each copy thread's arrive with its bytes
       if (KS == 1) mbar_init(ready_at(s), C::T);  // each verdict lane
       mbar_init(empty_at(s), C::kEmptyArrivals);
     }
@@ -770,8 +794,11 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
     // did not (results v36 r5: one thread took ~540 ns from reaching a stage to having issued its
     // four).
     constexpr bool kLaneCopies = KS > 1 && C::CPS >= 2 && C::kCopyThreads == 2;
-    const bool copy_thread = kLaneCopies ? tid < 32 || (tid >= 64 && tid < 32 * (C::kCopyThreads + 1))
-                                         : tid % 32 == 0 && (tid == 0 || (C::kCopyThreads > 1 && tid >= 64 && tid < 32 * (C::kCopyThreads + 1)));
+    // kStageWarps: warps 0, 2, 3 are stage warps 0, 1, 2.
+    const int stage_warp = tid < 32 ? 0 : tid / 32 - 1;
+    const bool copy_thread = C::kStageWarps > 0 ? tid / 32 != 1 && stage_warp < C::kStageWarps
+                             : kLaneCopies        ? tid < 32 || (tid >= 64 && tid < 32 * (C::kCopyThreads + 1))
+                                                  : tid % 32 == 0 && (tid == 0 || (C::kCopyThreads > 1 && tid >= 64 && tid < 32 * (C::kCopyThreads + 1)));
     if (copy_thread) {
       const uint32_t lane = static_cast<uint32_t>(tid % 32);
       // The n copies of a K-split stage, issue(k) for k < n: lane k issues copy k (kLaneCopies, after
@@ -792,8 +819,63 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       const int role = tid / 32 == 0 ? 0 : tid / 32 - 1;
       const bool copy_w = role == 0, copy_a = C::kCopyThreads == 1 || role == 1,
                  copy_t = KS == 1 && (C::kCopyThreads == 1 || role == 2);
-      if (copy_a) prefetch_tensor_map(&tmap_a);
-      if constexpr (C::CPS == 1) {
+      if (copy_a || C::kStageWarps > 0) prefetch_tensor_map(&tmap_a);
+      if constexpr (C::kStageWarps > 0) {
+        // Whole stages in turn (Cfg::kStageWarps): stage g is stage warp g mod kStageWarps's. Its
+        // lane 0 arms the full barrier with the stage's bytes of both kinds, and lane k issues chunk
+        // k's weight copy and A' box. The first ring round's weight copies go out before the pre-pass
+        // wait and its A' boxes after it (the barrier counts their bytes already).
+        const uint32_t first_round = static_cast<uint32_t>(stages), a_bytes = C::kATile;
+        auto copies = [&](int s, uint32_t mt, uint32_t nt, uint32_t c, bool w, bool a) {
+          const uint32_t n = stage_chunks(c);
+          uint8_t* st = smem + s * C::kBytes;
+          __syncwarp();
+          if (lane < n) {
+            if (w) bulk_g2s(st + C::kW + lane * kWBlockBytes, weight_block(c + lane, nt), kWBlockBytes, full_at(s));
+            if (a)
+              tma_load_2d(st + C::kA + lane * a_bytes, &tmap_a, static_cast<int32_t>((c + lane) * 64), static_cast<int32_t>(mt * BM * TW),
+                          full_at(s));
+          }
+        };
+        auto arm = [&](int s, uint32_t c) {
+          if (lane == 0) mbar_arrive_expect_tx(full_at(s), stage_chunks(c) * (kWBlockBytes + a_bytes));
+        };
+        {
+          RingPos pos;
+          uint32_t g = 0, turn = 0;  // turn = g mod kStageWarps
+          for (uint32_t tile = blockIdx.x; tile < tiles && g < first_round; tile += gridDim.x) {
+            uint32_t mt, nt;
+            tile_coords(tile, mtiles, ntiles, mt, nt);
+            for (uint32_t c = 0; c < C_ && g < first_round; c += C::CPS, ++g, pos.advance(stages), turn = turn + 1 == C::kStageWarps ? 0 : turn + 1)
+              if (turn == static_cast<uint32_t>(stage_warp)) {
+                arm(pos.stage, c);
+                copies(pos.stage, mt, nt, c, true, false);
+              }
+          }
+        }
+        wait_prerequisites();
+        RingPos pos;
+        uint32_t g = 0, turn = 0;
+        for (uint32_t tile = blockIdx.x, g0 = 0; tile < tiles; tile += gridDim.x, g0 += C_) {  // g0: the tile's first chunk (traces)
+          uint32_t mt, nt;
+          tile_coords(tile, mtiles, ntiles, mt, nt);
+          for (uint32_t c = 0; c < C_; c += C::CPS, ++g, pos.advance(stages), turn = turn + 1 == C::kStageWarps ? 0 : turn + 1) {
+            if (turn != static_cast<uint32_t>(stage_warp)) continue;
+            const int s = pos.stage;
+            trace(8, g0 + c);
+            if (g >= first_round) mbar_wait(empty_at(s), pos.phase ^ 1);
+#ifdef NVFP4_SM90_RING_CHECK
+            if (lane == 0) {
+              reinterpret_cast<volatile uint32_t*>(ready_at(s))[0] = g;
+              reinterpret_cast<volatile uint32_t*>(ready_at(s))[1] = g;
+            }
+#endif
+            if (g >= first_round) arm(s, c);
+            copies(s, mt, nt, c, g >= first_round, true);
+            trace(0, g0 + c);
+          }
+        }
+      } else if constexpr (C::CPS == 1) {
         // One chunk per stage. This loop is kept apart from the K-split's below, which shares its
         // structure: in one loop for both, ptxas allocated the one-warpgroup tiles' registers
         // differently and they ran 2-17 % slower (results v13 r6).
@@ -1775,10 +1857,14 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   // next stage while another warpgroup's stage in the same slot, one round older, had not landed
   // yet, passed the wait on the round before and read the slot as its copy landed: wrong bits in
   // one tile in every run (results v14 r7, r8: a -DNVFP4_SM90_RING_CHECK build found it).
-  // Two slots per warpgroup at least, so its next stage's copy runs while it works on one.
+  // Two slots per warpgroup at least, so its next stage's copy runs while it works on one. The
+  // copy warps that take stages in turn (Cfg::kStageWarps) wait on their slots the same way, so the
+  // slots are a whole number per copy warp too (with three copy warps on 16x1x1x1x2's four slots
+  // racecheck found a copy written into a slot still being read, results v37 r3).
   if (C::KS > 1) {
-    stages -= stages % C::KS;
-    if (stages < 2 * C::KS)
+    const int per = C::kStageWarps > 1 ? std::lcm(C::KS, C::kStageWarps) : C::KS;
+    stages -= stages % per;
+    if (stages < 2 * C::KS || stages < per)
       return unsupported("sm90 kernel: " + why() + " two ring stages per K-split warpgroup (" +
                          Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name() + ")");
   }
