@@ -136,9 +136,9 @@ struct Cfg {
   // copy threads, the weight's and A''s.
   static constexpr int kCopyThreads = NVFP4_SM90_COPY_THREADS == 1 ? 1 : (KS > 1 ? 2 : (BM >= 128 && NH == 1 ? 3 : 1));
   // Warps that take whole K-split stages in turn (above), 0: a warp per kind of copy. Stage g is
-  // warp g mod kStageWarps's, so that warp waits for slot g mod stages's previous round by parity:
-  // the launcher makes the stages a multiple of kStageWarps, each slot one warp's, whose own order
-  // keeps a wait from passing on a round two back (as for the chunk-sum warpgroups, launch_cfg).
+  // warp g mod kStageWarps's, which waits for its slot's previous round by parity; the launcher
+  // makes the stages a multiple of kStageWarps, so each slot is one warp's and that warp's own order
+  // keeps its wait from passing on an older round (as for the chunk-sum warpgroups, launch_cfg).
   static constexpr int kStageWarps =
       KS > 1 && CPS >= 2 && kCopyThreads == 2 ? (NVFP4_SM90_KS_STAGE_WARPS >= 0 ? NVFP4_SM90_KS_STAGE_WARPS : (CPS == 2 ? 2 : 0)) : 0;
   // Arrivals that complete a stage's full barrier: one per copy thread with its bytes, or the stage's warp's.
@@ -1865,7 +1865,8 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
     const int per = C::kStageWarps > 1 ? std::lcm(C::KS, C::kStageWarps) : C::KS;
     stages -= stages % per;
     if (stages < 2 * C::KS || stages < per)
-      return unsupported("sm90 kernel: " + why() + " two ring stages per K-split warpgroup (" +
+      return unsupported("sm90 kernel: " + why() + " two ring stages per K-split warpgroup" +
+                         (per > C::KS ? " and a whole number per copy warp" : "") + " (" +
                          Config{C::BM, C::RW, C::TW, C::NH, C::KS}.name() + ")");
   }
   const int smem = stages * C::kBytes + C::kEpiBytes + C::kSlotArea + C::kScratchBytes + 3 * stages * 8 + kSmemAlign;
