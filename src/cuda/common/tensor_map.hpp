@@ -51,4 +51,26 @@ inline Result<CUtensorMap> tensor_map_2d_sw128(CUtensorMapDataType type, const v
   return map;
 }
 
+// A 2-D array [rows][cols] seen as [planes][rows][plane_cols]: plane p is columns p * plane_cols ..
+// (p + 1) * plane_cols - 1 (a stride of plane_cols elements of `elem_bytes`), so that one box of
+// box_planes planes x box_rows rows x plane_cols columns lands as box_planes consecutive 2-D boxes,
+// each with the 128-byte swizzle of tensor_map_2d_sw128's (plane_cols * elem_bytes <= 128, and a
+// plane's box_rows * 128 bytes a multiple of the swizzle's 1024-byte period). Planes past `planes`
+// are filled with zeros and still counted in the box's bytes.
+inline Result<CUtensorMap> tensor_map_planes_sw128(CUtensorMapDataType type, const void* base, uint64_t plane_cols, uint64_t rows,
+                                                   uint64_t planes, uint64_t pitch, uint64_t elem_bytes, uint32_t box_rows,
+                                                   uint32_t box_planes, CUtensorMapL2promotion promotion, const std::string& who,
+                                                   const std::string& what) {
+  NVFP4_ASSIGN_OR_RETURN(const EncodeTiled encode, tensor_map_encoder());
+  CUtensorMap map{};
+  const cuuint64_t dims[3] = {plane_cols, rows, planes};
+  const cuuint64_t strides[2] = {pitch, plane_cols * elem_bytes};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(plane_cols), box_rows, box_planes};
+  const cuuint32_t elem[3] = {1, 1, 1};
+  const CUresult r = encode(&map, type, 3, const_cast<void*>(base), dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_128B, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) return cuda_error(who + "cuTensorMapEncodeTiled failed for " + what + " (code " + std::to_string(r) + ")");
+  return map;
+}
+
 }  // namespace nvfp4::cuda

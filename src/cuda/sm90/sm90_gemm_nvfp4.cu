@@ -94,8 +94,9 @@ static_assert(NVFP4_SM90_COPY_THREADS == 1 || NVFP4_SM90_COPY_THREADS == 3, "one
 #define NVFP4_SM90_KS_STAGE_CHUNKS 0
 #endif
 // Who issues a K-split stage's copies (Cfg::kStageWarps): one warp per kind of copy (the weight's,
-// A''s), each lane one chunk's copy; or, for two-chunk stages (32 tokens), two warps that take whole
-// stages in turn, each issuing a stage's weight copies and A' boxes from its lanes. At 32 tokens the
+// A''s), each lane one chunk's weight copy, lane 0 the stage's A' box; or, for two-chunk stages (32
+// tokens), two warps that take whole stages in turn, each issuing a stage's weight copies and A'
+// box from its lanes. At 32 tokens the
 // weight warp had taken ~290 ns from reaching a stage to having issued its copies, a stage every
 // ~380 ns, the pace of every role (traces of results v36 r6); by stages in turn out and fc2 at
 // M = 32 ran 1.7-2.3 % faster, and at 8-16 tokens (four-chunk stages) 2-4 % slower, with two or
@@ -105,6 +106,13 @@ static_assert(NVFP4_SM90_COPY_THREADS == 1 || NVFP4_SM90_COPY_THREADS == 3, "one
 #define NVFP4_SM90_KS_STAGE_WARPS -1
 #endif
 static_assert(NVFP4_SM90_KS_STAGE_WARPS >= -1 && NVFP4_SM90_KS_STAGE_WARPS <= 3, "warps 0, 2 and 3 of the producer are free for copies");
+// A multi-chunk K-split stage's A' tiles go as one 3-D box: at 16 tokens the A' warp then issues
+// one copy a stage where it issued four (the ring's round trip paced the 16-token K-split: results
+// v37 r5's count); out and fc2 at M = 8-16 1.5-1.9 % faster, M = 32 unchanged (results v38 r1, an
+// H100). -DNVFP4_SM90_KS_A3D=0 keeps one 2-D box per chunk (a measurement build).
+#ifndef NVFP4_SM90_KS_A3D
+#define NVFP4_SM90_KS_A3D 1
+#endif
 #if defined(NVFP4_SM90_NO_COPY) && NVFP4_SM90_KS_STAGE_WARPS > 0
 #error "NVFP4_SM90_NO_COPY measures the copy warps by kind only"
 #endif
@@ -141,6 +149,9 @@ struct Cfg {
   // keeps its wait from passing on an older round (as for the chunk-sum warpgroups, launch_cfg).
   static constexpr int kStageWarps =
       KS > 1 && CPS >= 2 && kCopyThreads == 2 ? (NVFP4_SM90_KS_STAGE_WARPS >= 0 ? NVFP4_SM90_KS_STAGE_WARPS : (CPS == 2 ? 2 : 0)) : 0;
+  // A multi-chunk K-split stage's A' tiles [CPS][BM][64] as one 3-D box of the A' operand seen as
+  // [chunk][token][64] (tensor_map_planes_sw128), instead of one 2-D box per chunk.
+  static constexpr bool kA3d = KS > 1 && CPS >= 2 && kCopyThreads == 2 && NVFP4_SM90_KS_A3D != 0;
   // Arrivals that complete a stage's full barrier: one per copy thread with its bytes, or the stage's warp's.
   static constexpr int kFullArrivals = kStageWarps > 0 ? 1 : kCopyThreads;
   static constexpr int kEntryRegs = (65536 / kThreads > 255 ? 255 : 65536 / kThreads) / 8 * 8;
@@ -224,6 +235,8 @@ struct Cfg {
   static constexpr int kT = kW + CPS * RW * kWBlockBytes;
   static constexpr int kV = kT + (KS == 1 ? TW * static_cast<int>(sizeof(TileRec)) : 0);
   static constexpr int kBytes = (kV + (KS == 1 ? T * 16 : 0) + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
+  static_assert(!kA3d || kATile % 1024 == 0,
+                "a 3-D A' box lands as CPS 2-D boxes only if each chunk's tile is whole 1024-byte swizzle periods");
   static_assert(KS == 1 ? (P >= 1 && P <= 4) : (KS >= 2 && KS <= 4),
                 "one to four consumer warpgroups per CTA, or two to four chunk-sum warpgroups and an applier");
   static_assert(KS == 1 || (RW == 1 && TW == 1 && NH == 1 && BM <= 64),
@@ -822,9 +835,10 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       if (copy_a || C::kStageWarps > 0) prefetch_tensor_map(&tmap_a);
       if constexpr (C::kStageWarps > 0) {
         // Whole stages in turn (Cfg::kStageWarps): stage g is stage warp g mod kStageWarps's. Its
-        // lane 0 arms the full barrier with the stage's bytes of both kinds, and lane k issues chunk
-        // k's weight copy and A' box. The first ring round's weight copies go out before the pre-pass
-        // wait and its A' boxes after it (the barrier counts their bytes already).
+        // lane 0 arms the full barrier with the stage's bytes of both kinds and issues its A' box (or
+        // lane k chunk k's, kA3d off), and lane k issues chunk k's weight copy. The first ring round's
+        // weight copies go out before the pre-pass wait and its A' boxes after it (the barrier counts
+        // their bytes already).
         const uint32_t first_round = static_cast<uint32_t>(stages), a_bytes = C::kATile;
         auto copies = [&](int s, uint32_t mt, uint32_t nt, uint32_t c, bool w, bool a) {
           const uint32_t n = stage_chunks(c);
@@ -832,13 +846,16 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           __syncwarp();
           if (lane < n) {
             if (w) bulk_g2s(st + C::kW + lane * kWBlockBytes, weight_block(c + lane, nt), kWBlockBytes, full_at(s));
-            if (a)
+            if (a && !C::kA3d)
               tma_load_2d(st + C::kA + lane * a_bytes, &tmap_a, static_cast<int32_t>((c + lane) * 64), static_cast<int32_t>(mt * BM * TW),
                           full_at(s));
+            if (a && C::kA3d && lane == 0) tma_load_3d(st + C::kA, &tmap_a, 0, static_cast<int32_t>(mt * BM * TW), static_cast<int32_t>(c), full_at(s));
           }
         };
+        // A 3-D box counts all CPS chunks' bytes, the zeros past the last chunk too.
         auto arm = [&](int s, uint32_t c) {
-          if (lane == 0) mbar_arrive_expect_tx(full_at(s), stage_chunks(c) * (kWBlockBytes + a_bytes));
+          if (lane == 0)
+            mbar_arrive_expect_tx(full_at(s), stage_chunks(c) * kWBlockBytes + (C::kA3d ? C::CPS : stage_chunks(c)) * a_bytes);
         };
         {
           RingPos pos;
@@ -991,11 +1008,18 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #ifdef NVFP4_SM90_RING_CHECK
               reinterpret_cast<volatile uint32_t*>(ready_at(s))[1] = g;
 #endif
-              if (C::kCopyThreads > 1 && (!kLaneCopies || lane == 0)) mbar_arrive_expect_tx(full_at(s), n * a_bytes);
-              each_copy(n, [&](uint32_t k) {
-                tma_load_2d(st + C::kA + k * a_bytes, &tmap_a, static_cast<int32_t>((c + k) * 64), static_cast<int32_t>(mt * BM * TW),
-                            full_at(s));
-              });
+              if constexpr (C::kA3d) {
+                if (lane == 0) {
+                  mbar_arrive_expect_tx(full_at(s), C::CPS * a_bytes);  // the whole box, zeros past the last chunk too
+                  tma_load_3d(st + C::kA, &tmap_a, 0, static_cast<int32_t>(mt * BM * TW), static_cast<int32_t>(c), full_at(s));
+                }
+              } else {
+                if (C::kCopyThreads > 1 && (!kLaneCopies || lane == 0)) mbar_arrive_expect_tx(full_at(s), n * a_bytes);
+                each_copy(n, [&](uint32_t k) {
+                  tma_load_2d(st + C::kA + k * a_bytes, &tmap_a, static_cast<int32_t>((c + k) * 64), static_cast<int32_t>(mt * BM * TW),
+                              full_at(s));
+                });
+              }
             }
           }
         }
@@ -1835,7 +1859,14 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   const int64_t tiles = tile_count(p.mp, p.n, Config{C::BM, C::RW, C::TW, C::NH, C::KS});
   if (tiles > 0x7FFFFFFF / kRasterGroup || p.chunks * nblocks > 0x7FFFFFFF || p.mp / C::BM * p.chunks > 0x7FFFFFFF)
     return invalid_argument("sm90 kernel: problem too large for one launch (more than 2^31 tiles or records)");
-  NVFP4_ASSIGN_OR_RETURN(CUtensorMap map, make_a_map(p.a16, p.mp, p.chunks * 64, C::BM * C::TW));
+  CUtensorMap map{};
+  if constexpr (C::kA3d) {
+    NVFP4_ASSIGN_OR_RETURN(map, tensor_map_planes_sw128(CU_TENSOR_MAP_DATA_TYPE_FLOAT16, p.a16, 64, static_cast<uint64_t>(p.mp),
+                                                        static_cast<uint64_t>(p.chunks), static_cast<uint64_t>(p.chunks * 128), 2,
+                                                        C::BM * C::TW, C::CPS, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, "", "the A' operand"));
+  } else {
+    NVFP4_ASSIGN_OR_RETURN(map, make_a_map(p.a16, p.mp, p.chunks * 64, C::BM * C::TW));
+  }
   int optin = 0, dev = 0;
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
   NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
