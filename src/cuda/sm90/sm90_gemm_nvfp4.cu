@@ -96,20 +96,20 @@ static_assert(NVFP4_SM90_COPY_THREADS == 1 || NVFP4_SM90_COPY_THREADS == 3, "one
 // Who issues a K-split stage's copies (Cfg::kStageWarps): one warp per kind of copy (the weight's,
 // A''s), each lane one chunk's weight copy, lane 0 the stage's A' box; or, for two-chunk stages (32
 // tokens), two warps that take whole stages in turn, each issuing a stage's weight copies and A'
-// box from its lanes. At 32 tokens the
-// weight warp had taken ~290 ns from reaching a stage to having issued its copies, a stage every
-// ~380 ns, the pace of every role (traces of results v36 r6); by stages in turn out and fc2 at
-// M = 32 ran 1.7-2.3 % faster, and at 8-16 tokens (four-chunk stages) 2-4 % slower, with two or
-// three warps (results v37 r3, an H100). -DNVFP4_SM90_KS_STAGE_WARPS=w forces w warps (0: by kind; 1-3:
-// warps 0, 2, 3 in turn) for every multi-chunk K-split stage (a measurement build).
+// box from its lanes. At 32 tokens the weight warp had taken ~290 ns from reaching a stage to
+// having issued its copies, a stage every ~380 ns, the pace of every role (traces of results v36
+// r6); by stages in turn out and fc2 at M = 32 ran 1.7-2.3 % faster, and at 8-16 tokens
+// (four-chunk stages) 2-4 % slower, with two or three warps (results v37 r3, an H100; with the
+// 3-D A' box still 2.4-4 % slower there, v38 r3). -DNVFP4_SM90_KS_STAGE_WARPS=w forces w warps (0:
+// by kind; 1-3: warps 0, 2, 3 in turn) for every multi-chunk K-split stage (a measurement build).
 #ifndef NVFP4_SM90_KS_STAGE_WARPS
 #define NVFP4_SM90_KS_STAGE_WARPS -1
 #endif
 static_assert(NVFP4_SM90_KS_STAGE_WARPS >= -1 && NVFP4_SM90_KS_STAGE_WARPS <= 3, "warps 0, 2 and 3 of the producer are free for copies");
 // A multi-chunk K-split stage's A' tiles go as one 3-D box: at 16 tokens the A' warp then issues
 // one copy a stage where it issued four (the ring's round trip paced the 16-token K-split: results
-// v37 r5's count); out and fc2 at M = 8-16 1.5-1.9 % faster, M = 32 unchanged (results v38 r1, an
-// H100). -DNVFP4_SM90_KS_A3D=0 keeps one 2-D box per chunk (a measurement build).
+// v37 r5's count); out and fc2 at M = 8-16 1.4-2.9 % faster, M = 32 within +-0.5 % (results v38
+// r1, r2, an H100). -DNVFP4_SM90_KS_A3D=0 keeps one 2-D box per chunk (a measurement build).
 #ifndef NVFP4_SM90_KS_A3D
 #define NVFP4_SM90_KS_A3D 1
 #endif
