@@ -143,15 +143,22 @@ struct Cfg {
   // With KS > 1 a stage carries no records (the verdict lanes read them from global memory): two
   // copy threads, the weight's and A''s.
   static constexpr int kCopyThreads = NVFP4_SM90_COPY_THREADS == 1 ? 1 : (KS > 1 ? 2 : (BM >= 128 && NH == 1 ? 3 : 1));
+  // K-split stages of several chunks: lane k of the weight warp and of the A' warp issues the
+  // stage's copy k (lane 0 the barrier work). Two chunks a stage (32 tokens): out and fc2 at M = 32
+  // 9-10 % faster than one thread issuing both (results v21 r8). Four (16 tokens): no faster while
+  // the verdict lanes paced the K-split (fc2 +0.5 %, v21), 4.5-6 % faster on 16x1x1x1x2 once they
+  // did not (results v36 r5: one thread took ~540 ns from reaching a stage to having issued its
+  // four). Stage warps and the 3-D A' box (below) build on these lanes.
+  static constexpr bool kLaneCopies = KS > 1 && CPS >= 2 && kCopyThreads == 2;
   // Warps that take whole K-split stages in turn (above), 0: a warp per kind of copy. Stage g is
   // warp g mod kStageWarps's, which waits for its slot's previous round by parity; the launcher
   // makes the stages a multiple of kStageWarps, so each slot is one warp's and that warp's own order
   // keeps its wait from passing on an older round (as for the chunk-sum warpgroups, launch_cfg).
   static constexpr int kStageWarps =
-      KS > 1 && CPS >= 2 && kCopyThreads == 2 ? (NVFP4_SM90_KS_STAGE_WARPS >= 0 ? NVFP4_SM90_KS_STAGE_WARPS : (CPS == 2 ? 2 : 0)) : 0;
+      kLaneCopies ? (NVFP4_SM90_KS_STAGE_WARPS >= 0 ? NVFP4_SM90_KS_STAGE_WARPS : (CPS == 2 ? 2 : 0)) : 0;
   // A multi-chunk K-split stage's A' tiles [CPS][BM][64] as one 3-D box of the A' operand seen as
   // [chunk][token][64] (tensor_map_planes_sw128), instead of one 2-D box per chunk.
-  static constexpr bool kA3d = KS > 1 && CPS >= 2 && kCopyThreads == 2 && NVFP4_SM90_KS_A3D != 0;
+  static constexpr bool kA3d = kLaneCopies && NVFP4_SM90_KS_A3D != 0;
   // Arrivals that complete a stage's full barrier: one per copy thread with its bytes, or the stage's warp's.
   static constexpr int kFullArrivals = kStageWarps > 0 ? 1 : kCopyThreads;
   static constexpr int kEntryRegs = (65536 / kThreads > 255 ? 255 : 65536 / kThreads) / 8 * 8;
@@ -800,29 +807,34 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 
   if (wg == 0) {
     if constexpr (C::kRealloc) regs_release<C::kProducerRegs>();
-    // K-split stages of several chunks: lane k of the weight warp and of the A' warp issues the
-    // stage's copy k (lane 0 the barrier work). Two chunks a stage (32 tokens): out and fc2 at M = 32
-    // 9-10 % faster than one thread issuing both (results v21 r8). Four (16 tokens): no faster while
-    // the verdict lanes paced the K-split (fc2 +0.5 %, v21), 4.5-6 % faster on 16x1x1x1x2 once they
-    // did not (results v36 r5: one thread took ~540 ns from reaching a stage to having issued its
-    // four).
-    constexpr bool kLaneCopies = KS > 1 && C::CPS >= 2 && C::kCopyThreads == 2;
     // kStageWarps: warps 0, 2, 3 are stage warps 0, 1, 2.
     const int stage_warp = tid < 32 ? 0 : tid / 32 - 1;
     const bool copy_thread = C::kStageWarps > 0 ? tid / 32 != 1 && stage_warp < C::kStageWarps
-                             : kLaneCopies        ? tid < 32 || (tid >= 64 && tid < 32 * (C::kCopyThreads + 1))
+                             : C::kLaneCopies     ? tid < 32 || (tid >= 64 && tid < 32 * (C::kCopyThreads + 1))
                                                   : tid % 32 == 0 && (tid == 0 || (C::kCopyThreads > 1 && tid >= 64 && tid < 32 * (C::kCopyThreads + 1)));
     if (copy_thread) {
       const uint32_t lane = static_cast<uint32_t>(tid % 32);
-      // The n copies of a K-split stage, issue(k) for k < n: lane k issues copy k (kLaneCopies, after
-      // lane 0's barrier work), else the thread issues them in turn.
+      // The n copies of a K-split stage, issue(k) for k < n: lane k issues copy k
+      // (Cfg::kLaneCopies, after lane 0's barrier work), else the thread issues them in turn.
       auto each_copy = [&](uint32_t n, auto&& issue) {
-        if constexpr (kLaneCopies) {
+        if constexpr (C::kLaneCopies) {
           __syncwarp();
           if (lane < n) issue(lane);
         } else {
           for (uint32_t k = 0; k < n; ++k) issue(k);
         }
+      };
+      // The A' bytes of a K-split stage of n chunks: a 3-D box (Cfg::kA3d) counts all CPS chunks',
+      // the zeros past the last chunk too. a_box issues that box into stage s, a_tile chunk c + k's
+      // 2-D box (the stage's k-th A' tile) otherwise.
+      auto stage_a_bytes = [](uint32_t n) { return (C::kA3d ? static_cast<uint32_t>(C::CPS) : n) * C::kATile; };
+      auto a_box = [&](int s, uint32_t mt, uint32_t c) {
+        tma_load_3d(smem + s * C::kBytes + C::kA, &tmap_a, 0, static_cast<int32_t>(mt * BM * TW), static_cast<int32_t>(c), full_at(s));
+      };
+      auto a_tile = [&](int s, uint32_t mt, uint32_t c, uint32_t k) {
+        uint8_t* st = smem + s * C::kBytes;
+        tma_load_2d(st + C::kA + k * C::kATile, &tmap_a, static_cast<int32_t>((c + k) * 64), static_cast<int32_t>(mt * BM * TW),
+                    full_at(s));
       };
       // The copy threads: every stage's weight blocks (role 0), A' tile (role 1) and token-block
       // records (role 2); with one copy thread it issues all three. The weight is no output of the
@@ -839,23 +851,19 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         // lane k chunk k's, kA3d off), and lane k issues chunk k's weight copy. The first ring round's
         // weight copies go out before the pre-pass wait and its A' boxes after it (the barrier counts
         // their bytes already).
-        const uint32_t first_round = static_cast<uint32_t>(stages), a_bytes = C::kATile;
+        const uint32_t first_round = static_cast<uint32_t>(stages);
         auto copies = [&](int s, uint32_t mt, uint32_t nt, uint32_t c, bool w, bool a) {
           const uint32_t n = stage_chunks(c);
           uint8_t* st = smem + s * C::kBytes;
           __syncwarp();
           if (lane < n) {
             if (w) bulk_g2s(st + C::kW + lane * kWBlockBytes, weight_block(c + lane, nt), kWBlockBytes, full_at(s));
-            if (a && !C::kA3d)
-              tma_load_2d(st + C::kA + lane * a_bytes, &tmap_a, static_cast<int32_t>((c + lane) * 64), static_cast<int32_t>(mt * BM * TW),
-                          full_at(s));
-            if (a && C::kA3d && lane == 0) tma_load_3d(st + C::kA, &tmap_a, 0, static_cast<int32_t>(mt * BM * TW), static_cast<int32_t>(c), full_at(s));
+            if (a && !C::kA3d) a_tile(s, mt, c, lane);
+            if (a && C::kA3d && lane == 0) a_box(s, mt, c);
           }
         };
-        // A 3-D box counts all CPS chunks' bytes, the zeros past the last chunk too.
         auto arm = [&](int s, uint32_t c) {
-          if (lane == 0)
-            mbar_arrive_expect_tx(full_at(s), stage_chunks(c) * kWBlockBytes + (C::kA3d ? C::CPS : stage_chunks(c)) * a_bytes);
+          if (lane == 0) mbar_arrive_expect_tx(full_at(s), stage_chunks(c) * kWBlockBytes + stage_a_bytes(stage_chunks(c)));
         };
         {
           RingPos pos;
@@ -966,7 +974,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #else
           (void)g;
 #endif
-          if (!kLaneCopies || lane == 0) mbar_arrive_expect_tx(full_at(s), n * (kWBlockBytes + (C::kCopyThreads == 1 ? a_bytes : 0u)));
+          if (!C::kLaneCopies || lane == 0) mbar_arrive_expect_tx(full_at(s), n * (kWBlockBytes + (C::kCopyThreads == 1 ? a_bytes : 0u)));
           each_copy(n, [&](uint32_t k) {
             bulk_g2s(smem + s * C::kBytes + C::kW + k * kWBlockBytes, weight_block(c + k, nt), kWBlockBytes, full_at(s));
           });
@@ -1002,23 +1010,16 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
               if (copy_w) stage_weight(s, nt, c, g);
             }
             if (role == 0) trace(0, g0 + c);
-            uint8_t* st = smem + s * C::kBytes;
             if (copy_a) {
               const uint32_t n = stage_chunks(c);
 #ifdef NVFP4_SM90_RING_CHECK
               reinterpret_cast<volatile uint32_t*>(ready_at(s))[1] = g;
 #endif
+              if (C::kCopyThreads > 1 && (!C::kLaneCopies || lane == 0)) mbar_arrive_expect_tx(full_at(s), stage_a_bytes(n));
               if constexpr (C::kA3d) {
-                if (lane == 0) {
-                  mbar_arrive_expect_tx(full_at(s), C::CPS * a_bytes);  // the whole box, zeros past the last chunk too
-                  tma_load_3d(st + C::kA, &tmap_a, 0, static_cast<int32_t>(mt * BM * TW), static_cast<int32_t>(c), full_at(s));
-                }
+                if (lane == 0) a_box(s, mt, c);
               } else {
-                if (C::kCopyThreads > 1 && (!kLaneCopies || lane == 0)) mbar_arrive_expect_tx(full_at(s), n * a_bytes);
-                each_copy(n, [&](uint32_t k) {
-                  tma_load_2d(st + C::kA + k * a_bytes, &tmap_a, static_cast<int32_t>((c + k) * 64), static_cast<int32_t>(mt * BM * TW),
-                              full_at(s));
-                });
+                each_copy(n, [&](uint32_t k) { a_tile(s, mt, c, k); });
               }
             }
           }
@@ -1841,6 +1842,13 @@ Result<CUtensorMap> make_a_map(const uint16_t* a16, int64_t rows, int64_t k64, i
                              static_cast<uint64_t>(k64 * 2), 64, static_cast<uint32_t>(box_rows), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                              "", "the A' operand");
 }
+// The same A' seen as [chunk][rows][64] (tensor_map_planes_sw128): boxes of box_chunks chunks x
+// box_rows tokens, a multi-chunk K-split stage's A' tiles in one copy (Cfg::kA3d).
+Result<CUtensorMap> make_a_planes_map(const uint16_t* a16, int64_t rows, int64_t chunks, int box_rows, int box_chunks) {
+  return tensor_map_planes_sw128(CU_TENSOR_MAP_DATA_TYPE_FLOAT16, a16, 64, static_cast<uint64_t>(rows), static_cast<uint64_t>(chunks),
+                                 static_cast<uint64_t>(chunks * 128), 2, static_cast<uint32_t>(box_rows), static_cast<uint32_t>(box_chunks),
+                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, "", "the A' operand");
+}
 
 // Tiles of configuration c on `tokens` tokens and n weight rows: token tiles of bm x tw tokens times
 // row tiles of rw 64-row blocks (the kernel's tile order, tile_coords).
@@ -1859,14 +1867,8 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
   const int64_t tiles = tile_count(p.mp, p.n, Config{C::BM, C::RW, C::TW, C::NH, C::KS});
   if (tiles > 0x7FFFFFFF / kRasterGroup || p.chunks * nblocks > 0x7FFFFFFF || p.mp / C::BM * p.chunks > 0x7FFFFFFF)
     return invalid_argument("sm90 kernel: problem too large for one launch (more than 2^31 tiles or records)");
-  CUtensorMap map{};
-  if constexpr (C::kA3d) {
-    NVFP4_ASSIGN_OR_RETURN(map, tensor_map_planes_sw128(CU_TENSOR_MAP_DATA_TYPE_FLOAT16, p.a16, 64, static_cast<uint64_t>(p.mp),
-                                                        static_cast<uint64_t>(p.chunks), static_cast<uint64_t>(p.chunks * 128), 2,
-                                                        C::BM * C::TW, C::CPS, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, "", "the A' operand"));
-  } else {
-    NVFP4_ASSIGN_OR_RETURN(map, make_a_map(p.a16, p.mp, p.chunks * 64, C::BM * C::TW));
-  }
+  NVFP4_ASSIGN_OR_RETURN(CUtensorMap map, C::kA3d ? make_a_planes_map(p.a16, p.mp, p.chunks, C::BM * C::TW, C::CPS)
+                                                  : make_a_map(p.a16, p.mp, p.chunks * 64, C::BM * C::TW));
   int optin = 0, dev = 0;
   NVFP4_CUDA_TRY(cudaGetDevice(&dev));
   NVFP4_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
