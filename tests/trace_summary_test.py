@@ -57,9 +57,20 @@ def main():
                  "a stage's copies every 544 ns")
     if rc != 0 or want_ring not in out:
         failures.append(f"{ks}: exit {rc} (expected the line '{want_ring}'):\n{out}{err}")
+    # A chunk-sum warpgroup read by stage (results v40 r1: the weight grouped, a stage's weight one
+    # copy; v39 r2: HEAD's layout): the figures docs/hopper-exact-path.md states for both.
+    for run_dir, trace, want in (
+            ("2026-12-07-h100-sm90-v40", "trace-twg-m16.txt",
+             "chunk-sum warpgroup by stage: a chunk every 352 ns within a stage (issued -> MMAs done 192 ns, -> sums "
+             "stored 96 ns, -> next issued 32 ns); its last sums of a stage -> first MMAs of its next 288 ns"),
+            ("2026-12-07-h100-sm90-v39", "trace-ta3d-m16.txt", "first MMAs of its next 352 ns")):
+        path = os.path.join(a.results, run_dir, "r1" if run_dir.endswith("v40") else "r2", trace)
+        rc, out, err = run(a.tool, path)
+        if rc != 0 or want not in out:
+            failures.append(f"{path}: exit {rc} (expected '{want}'):\n{out}{err}")
     one = os.path.join(a.results, "2026-12-06-h100-sm90-v34", "r5", "trace-m128-attn_out_proj.txt")
     rc, out, err = run(a.tool, one)
-    if rc != 0 or "ring by slot" in out:
+    if rc != 0 or "ring by slot" in out or "by stage" in out:
         failures.append(f"{one}: exit {rc} (expected no ring reading for a one-chain tile):\n{out}{err}")
     for bad in (["--tile-chunks", "0", "x.wg"], ["--tile-chunks", "eight", "x.wg"], ["--tile-chunks", "84"]):
         rc, out, err = run(a.tool, *bad)
