@@ -2,8 +2,8 @@
 """ctest tools.sm90-trace-summary: tools/sm90-trace-summary --tile-chunks on committed per-warpgroup
 traces (results v33: r1's trace of f8f5591's kernel and r2's of the tensor-copy epilogue, qkv at
 M = 4096, 84 chunks a tile) must give the tile-boundary figures that folder's README states, a
-trace of one tile (results v34 r5) its per-chunk pace, a K-split trace (results v39 r2) its ring read
-by slot, and refuse a bad --tile-chunks with a
+trace of one tile (results v34 r5) its per-chunk pace, K-split traces (results v39 r2, v40 r1) their
+ring read by slot and a chunk-sum warpgroup read by stage, and refuse a bad --tile-chunks with a
 one-line error and exit 2.
 
 Usage: trace_summary_test.py --tool tools/sm90-trace-summary --results benchmarks/results
@@ -48,30 +48,28 @@ def main():
     rc, out, err = run(a.tool, lone)
     if rc != 0 or "warpgroup 0: a chunk every 401 ns" not in out:
         failures.append(f"{lone}: exit {rc} (expected warpgroup 0 at 401 ns a chunk):\n{out}{err}")
-    # The K-split's ring read by slot (results v39 r2, 16x1x1x1x3 at M = 16, 462911f's kernel): the
-    # figures that folder's README states; a one-chain trace (v34 r5's, no K-split) prints none.
-    ks = os.path.join(a.results, "2026-12-07-h100-sm90-v39", "r2", "trace-ta3d-m16.txt")
-    rc, out, err = run(a.tool, ks)
-    want_ring = ("ring by slot (6 stages, 3 chunk-sum warpgroups, 4 chunks a stage; 22 stages): slot released -> copy warp "
-                 "at the stage 672 ns, -> copies issued 416 ns, -> its warpgroup done with its stage before 512 ns; "
-                 "a stage's copies every 544 ns")
-    if rc != 0 or want_ring not in out:
-        failures.append(f"{ks}: exit {rc} (expected the line '{want_ring}'):\n{out}{err}")
-    # A chunk-sum warpgroup read by stage (results v40 r1: the weight grouped, a stage's weight one
-    # copy; v39 r2: HEAD's layout): the figures docs/hopper-exact-path.md states for both.
-    for run_dir, trace, want in (
-            ("2026-12-07-h100-sm90-v40", "trace-twg-m16.txt",
-             "chunk-sum warpgroup by stage: a chunk every 352 ns within a stage (issued -> MMAs done 192 ns, -> sums "
-             "stored 96 ns, -> next issued 32 ns); its last sums of a stage -> first MMAs of its next 288 ns"),
-            ("2026-12-07-h100-sm90-v39", "trace-ta3d-m16.txt", "first MMAs of its next 352 ns")):
-        path = os.path.join(a.results, run_dir, "r1" if run_dir.endswith("v40") else "r2", trace)
+    # K-split traces (16x1x1x1x3 at M = 16): the ring read by slot and a chunk-sum warpgroup read by
+    # stage, the figures the folders' READMEs and docs/hopper-exact-path.md state. v39 r2: 462911f's
+    # kernel; v40 r1: the weight grouped by four chunks, a stage's weight one copy.
+    for trace, wants in (
+            (("2026-12-07-h100-sm90-v39", "r2", "trace-ta3d-m16.txt"),
+             ("ring by slot (6 stages, 3 chunk-sum warpgroups, 4 chunks a stage; 22 stages): slot released -> copy "
+              "warp at the stage 672 ns, -> copies issued 416 ns, -> its warpgroup done with its stage before 512 ns; "
+              "a stage's copies every 544 ns",
+              "first MMAs of its next 352 ns")),
+            (("2026-12-07-h100-sm90-v40", "r1", "trace-twg-m16.txt"),
+             ("chunk-sum warpgroup by stage: a chunk every 352 ns within a stage (issued -> MMAs done 192 ns, -> sums "
+              "stored 96 ns, -> next issued 32 ns); its last sums of a stage -> first MMAs of its next 288 ns",))):
+        path = os.path.join(a.results, *trace)
         rc, out, err = run(a.tool, path)
-        if rc != 0 or want not in out:
-            failures.append(f"{path}: exit {rc} (expected '{want}'):\n{out}{err}")
+        for want in wants:
+            if rc != 0 or want not in out:
+                failures.append(f"{path}: exit {rc} (expected '{want}'):\n{out}{err}")
+    # a one-chain trace (v34 r5's, no K-split) prints neither reading
     one = os.path.join(a.results, "2026-12-06-h100-sm90-v34", "r5", "trace-m128-attn_out_proj.txt")
     rc, out, err = run(a.tool, one)
     if rc != 0 or "ring by slot" in out or "by stage" in out:
-        failures.append(f"{one}: exit {rc} (expected no ring reading for a one-chain tile):\n{out}{err}")
+        failures.append(f"{one}: exit {rc} (expected neither K-split reading for a one-chain tile):\n{out}{err}")
     for bad in (["--tile-chunks", "0", "x.wg"], ["--tile-chunks", "eight", "x.wg"], ["--tile-chunks", "84"]):
         rc, out, err = run(a.tool, *bad)
         if rc != 2 or len(err.strip().splitlines()) != 1 or out:
