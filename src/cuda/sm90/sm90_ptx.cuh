@@ -105,6 +105,8 @@ __device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefe
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }
+// All but the newest committed group done (its MMAs may still run).
+__device__ __forceinline__ void wgmma_wait_all_but_one() { asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory"); }
 // Keeps the compiler from moving accumulator reads or writes across the asynchronous MMA.
 template <int N>
 __device__ __forceinline__ void fence_regs(float (&d)[N]) {
