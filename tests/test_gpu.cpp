@@ -684,6 +684,40 @@ TEST(Gpu, Sm90LastRoundOfOneRowBlockUnits) {
   }
 }
 
+// The K-split's two stage loops: with the chunks per tile a multiple of the stage's (every stage
+// whole) a chunk-sum warpgroup waits for its slot group and arrives once per stage, otherwise once
+// per chunk. K = 768 and 1280 (12 and 20 chunks: whole stages of 2 and 4, each CTA's last slot
+// group of eight short by four, so the stage's one arrival also counts the missing chunks), 448
+// (7: a partial last stage) and 1088 (17), at M = 16 and 32 on 300 rows (five row blocks, the
+// last partial). Takes NVFP4_TEST_SM90_CONFIGS.
+TEST(Gpu, Sm90KSplitWholeAndPartialStagesAndShortSlotGroups) {
+  REQUIRE_GPU();
+  if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
+  const int64_t n = 300;
+  int runs = 0;
+  for (const int64_t k : {int64_t{768}, int64_t{1280}, int64_t{448}, int64_t{1088}}) {
+    const Tensor W = quantized(synthetic_weight(n, k, 47), n, k);
+    for (const int64_t m : {int64_t{16}, int64_t{32}}) {
+      const Tensor A = quantized(synthetic_activation(m, k, 53, ActivationKind::kOutlierChannels), m, k);
+      GemmSpec spec;
+      spec.alpha = A.global_scale * W.global_scale;
+      auto ref = gemm_oracle(A, W, spec);
+      ASSERT_TRUE(ref.is_ok());
+      for (const std::string& cfg : sm90_configs()) {
+        if (std::count(cfg.begin(), cfg.end(), 'x') != 4 || !sm90_config_selected(cfg)) continue;  // the K-split ones
+        setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
+        auto g = gemm_gpu(A, W, spec.alpha, nullptr, GpuGemmKernel::kSm90);
+        unsetenv("NVFP4_SM90_CONFIG");
+        EXPECT_TRUE(g.is_ok()) << cfg << " K=" << k << ": " << g.status().message();
+        if (!g.is_ok()) continue;
+        EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "config " << cfg << " M=" << m << " K=" << k;
+        ++runs;
+      }
+    }
+  }
+  EXPECT_GE(runs, std::getenv("NVFP4_TEST_SM90_CONFIGS") ? 8 : 4 * 2 * 5);
+}
+
 namespace {
 // fp16 bits -> value, exactly (normal, subnormal and zero; the pre-pass writes no Inf or NaN).
 float f16_value(uint16_t h) {

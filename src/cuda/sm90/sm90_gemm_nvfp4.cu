@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -1215,14 +1216,17 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // Chunk-sum warpgroup j: the chunks c = j (mod KS) of every tile, each into its slot. Its
       // chunks depend on no other chunk, so the KS warpgroups decode and multiply side by side.
       const uint32_t j = static_cast<uint32_t>(wg - 2);
-      // Hands chunk g's sums to the applier (slot g mod kSlots).
-      auto store_sums = [&](uint32_t g, const float(&sums)[RH]) {
+      // Hands chunk g's sums to the applier (slot g mod kSlots): waits for the slot's group to be
+      // free (wait), stores, and arrives on the group's sum_full with count n (arrive).
+      // One wait and one arrival per stage serve all its chunks where they share a slot group (the
+      // applier takes a group only whole, so a chunk's sums gain nothing by arriving earlier).
+      auto store_sums = [&](uint32_t g, const float(&sums)[RH], bool wait, bool arrive, uint32_t n) {
         const uint32_t gi = g / C::kGroup, b = gi % C::kGroups;
-        mbar_wait(&sum_empty[b], ((gi / C::kGroups) & 1u) ^ 1u);
+        if (wait) mbar_wait(&sum_empty[b], ((gi / C::kGroups) & 1u) ^ 1u);
         float4* dst = reinterpret_cast<float4*>(slots + (g % C::kSlots) * C::kSlotBytes);
 #pragma unroll
         for (int i4 = 0; i4 < RH / 4; ++i4) dst[i4 * 128 + tid] = make_float4(sums[4 * i4], sums[4 * i4 + 1], sums[4 * i4 + 2], sums[4 * i4 + 3]);
-        mbar_arrive_n(&sum_full[b], group_arrivals(g));  // releases this thread's stores to the applier's same thread
+        if (arrive) mbar_arrive_n(&sum_full[b], n);  // releases this thread's stores to the applier's same thread
         trace(4, g);
       };
       // Stages u = j, j + KS, ... of the CTA's sequence (tile u / spt, its stage u % spt), each
@@ -1234,8 +1238,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       float ch2[RH];
       const uint32_t spt = (C_ + C::CPS - 1) / C::CPS;  // stages per tile
       const uint32_t total = (g_last + 1) / C_ * spt;
-      // Chunk k of the stage at st: MMAs from fa, chunk kn decoded into fb, sums to slot g.
-      auto chunk = [&](const RingPos pu, const uint8_t* st, uint32_t k, uint32_t kn, uint32_t g, uint32_t(&fa)[4][4], uint32_t(&fb)[4][4]) {
+      // Chunk k of the stage at st: MMAs from fa, chunk kn decoded into fb, sums to slot g (store_sums' wait, arrive, n).
+      auto chunk = [&](const RingPos pu, const uint8_t* st, uint32_t k, uint32_t kn, uint32_t g, uint32_t(&fa)[4][4], uint32_t(&fb)[4][4],
+                       bool wait, bool arrive, uint32_t n) {
         trace(2, g);
         issue_with(fa, desc_add(stage_desc(pu), k * (C::kATile / 16)), ch);
         decode_into(st + kn * kWBlockBytes, fb);
@@ -1244,29 +1249,44 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         fence_regs(ch);
 #pragma unroll
         for (int j2 = 0; j2 < 4; ++j2) fence_regs(fa[j2]);
-        store_sums(g, ch);
+        store_sums(g, ch, wait, arrive, n);
       };
       RingPos pos_u;
       for (uint32_t i = 0; i < j; ++i) pos_u.advance(stages);
+      // With C_ a multiple of CPS every stage is whole and starts at a multiple of CPS, so its
+      // chunks share one slot group (kGroup is a multiple of CPS): the four-chunk stages' loop is
+      // built twice, with one slot wait and one arrival per stage (kWhole: the 16-token hot loop
+      // 460 -> 374 instructions, out and fc2 at M = 8-16 1.9-2.5 % faster, results v43) and with
+      // them per chunk. Two-chunk stages keep them per chunk: built with one per stage, ptxas put
+      // the 32-token loop's stage coordinates and slot addresses into vector registers after the
+      // slot wait, and out and fc2 at M = 24-32 ran 2.7-3.3 % slower (v43).
+      static_assert(C::kGroup % C::CPS == 0, "a whole stage at a multiple of CPS lies in one slot group");
+      auto stage_loop = [&](auto whole) {
+        constexpr bool kWhole = decltype(whole)::value;
+        // Chunk k of a stage of n at g: whether it waits for the slot group, whether it arrives and
+        // with what count (kWhole: the stage's last chunk, for all the stage's chunks).
+        auto wait_at = [&](uint32_t k) { return !kWhole || k == 0; };
+        auto arrive_at = [&](uint32_t k, uint32_t n) { return !kWhole || k + 1 == n; };
+        auto arrivals_at = [&](uint32_t g, uint32_t k) { return (kWhole ? k : 0u) + group_arrivals(g + k); };
 #pragma unroll 1
-      for (uint32_t u = j; u < total; u += KS) {
-        const uint32_t it = u / spt, c0 = (u - it * spt) * C::CPS, n = stage_chunks(c0), g = it * C_ + c0;
-        mbar_wait(full_at(pos_u.stage), pos_u.phase);
+        for (uint32_t u = j; u < total; u += KS) {
+          const uint32_t it = u / spt, c0 = (u - it * spt) * C::CPS, n = kWhole ? static_cast<uint32_t>(C::CPS) : stage_chunks(c0),
+                         g = it * C_ + c0;
+          mbar_wait(full_at(pos_u.stage), pos_u.phase);
 #ifdef NVFP4_SM90_RING_CHECK
-        if constexpr (C::CPS > 1) {  // the stamps come from the K-split's copy loop (CPS > 1)
-          const uint32_t sw = reinterpret_cast<volatile uint32_t*>(ready_at(pos_u.stage))[0],
-                         sa = reinterpret_cast<volatile uint32_t*>(ready_at(pos_u.stage))[1];
-          if (sw != u || sa != u) {
-            printf("ring check: block %d wg %d thread %d: stage %u (slot %d phase %u) holds w %u a %u\n", blockIdx.x, wg, tid, u,
-                   pos_u.stage, pos_u.phase, sw, sa);
-            __trap();
+          if constexpr (C::CPS > 1) {  // the stamps come from the K-split's copy loop (CPS > 1)
+            const uint32_t sw = reinterpret_cast<volatile uint32_t*>(ready_at(pos_u.stage))[0],
+                           sa = reinterpret_cast<volatile uint32_t*>(ready_at(pos_u.stage))[1];
+            if (sw != u || sa != u) {
+              printf("ring check: block %d wg %d thread %d: stage %u (slot %d phase %u) holds w %u a %u\n", blockIdx.x, wg, tid, u,
+                     pos_u.stage, pos_u.phase, sw, sa);
+              __trap();
+            }
           }
-        }
 #endif
-        const uint8_t* st = stage_ptr(pos_u);
-        decode_into(st, frag);
-        if constexpr (C::CPS == 2) {
-          if (n == 2) {
+          const uint8_t* st = stage_ptr(pos_u);
+          decode_into(st, frag);
+          if (C::CPS == 2 && n == 2) {
             // Chunk 1's weight decoded and its MMAs issued under chunk 0's, and each chunk's sums
             // stored as its own MMAs finish: one MMA latency waited out a stage instead of two.
             // 1.1-2.2 % faster at M = 17-32 on an H100 (results v41, v42); the same for the
@@ -1281,28 +1301,34 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             fence_regs(ch);
 #pragma unroll
             for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag[j2]);
-            store_sums(g, ch);
+            store_sums(g, ch, wait_at(0), arrive_at(0, 2), arrivals_at(g, 0));
             wgmma_wait_all();
             trace(3, g + 1);
             fence_regs(ch2);
 #pragma unroll
             for (int j2 = 0; j2 < 4; ++j2) fence_regs(frag2[j2]);
-            store_sums(g + 1, ch2);
-            mbar_arrive(empty_at(pos_u.stage));  // this warpgroup's reads of the stage are done
-            for (int i = 0; i < KS; ++i) pos_u.advance(stages);
-            continue;
-          }
-        }
+            store_sums(g + 1, ch2, wait_at(1), arrive_at(1, 2), arrivals_at(g, 1));
+          } else {
 #pragma unroll
-        for (uint32_t k = 0; k < static_cast<uint32_t>(C::CPS); k += 2) {
-          if (k >= n) break;
-          chunk(pos_u, st, k, k + 1 < n ? k + 1 : k, g + k, frag, frag2);
-          if (k + 1 >= n) break;
-          chunk(pos_u, st, k + 1, k + 2 < n ? k + 2 : k + 1, g + k + 1, frag2, frag);
+            for (uint32_t k = 0; k < static_cast<uint32_t>(C::CPS); k += 2) {
+              if (k >= n) break;
+              chunk(pos_u, st, k, k + 1 < n ? k + 1 : k, g + k, frag, frag2, wait_at(k), arrive_at(k, n), arrivals_at(g, k));
+              if (k + 1 >= n) break;
+              chunk(pos_u, st, k + 1, k + 2 < n ? k + 2 : k + 1, g + k + 1, frag2, frag, wait_at(k + 1), arrive_at(k + 1, n),
+                    arrivals_at(g, k + 1));
+            }
+          }
+          mbar_arrive(empty_at(pos_u.stage));  // this warpgroup's reads of the stage are done
+          for (int i = 0; i < KS; ++i) pos_u.advance(stages);
         }
-        mbar_arrive(empty_at(pos_u.stage));  // this warpgroup's reads of the stage are done
-        for (int i = 0; i < KS; ++i) pos_u.advance(stages);
+      };
+      if constexpr (C::CPS >= 4) {
+        if (C_ % C::CPS == 0) {
+          stage_loop(std::true_type{});
+          return;
+        }
       }
+      stage_loop(std::false_type{});
       return;
     }
   }
