@@ -684,21 +684,24 @@ TEST(Gpu, Sm90LastRoundOfOneRowBlockUnits) {
   }
 }
 
-// The K-split's two stage loops: with the chunks per tile a multiple of the stage's (every stage
-// whole) a chunk-sum warpgroup waits for its slot group and arrives once per stage, otherwise once
-// per chunk. K = 768 and 1280 (12 and 20 chunks: whole stages of 2 and 4, each CTA's last slot
-// group of eight short by four, so the stage's one arrival also counts the missing chunks), 448
-// (7: a partial last stage) and 1088 (17), at M = 16 and 32 on 300 rows (five row blocks, the
-// last partial). Takes NVFP4_TEST_SM90_CONFIGS.
+// The K-split's two stage loops: with the chunks per tile a multiple of the stage's, a chunk-sum
+// warpgroup of four-chunk stages waits for its slot group and arrives once per stage, otherwise
+// once per chunk. K = 768 and 1280 (12 and 20 chunks: whole stages of 2 and 4, each CTA's last
+// slot group of eight short by four, so the stage's one arrival also counts the missing chunks),
+// 448 (7: a partial last stage) and 1088 (17); M = 16 and 32 on 300 rows (five row blocks, the
+// last partial: a tile per CTA) and M = 144 on 2000 rows (288 or 160 tiles: CTAs of two and three
+// tiles). Takes NVFP4_TEST_SM90_CONFIGS.
 TEST(Gpu, Sm90KSplitWholeAndPartialStagesAndShortSlotGroups) {
   REQUIRE_GPU();
   if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
-  const int64_t n = 300;
+  struct Shape {
+    int64_t m, n;
+  };
   int runs = 0;
   for (const int64_t k : {int64_t{768}, int64_t{1280}, int64_t{448}, int64_t{1088}}) {
-    const Tensor W = quantized(synthetic_weight(n, k, 47), n, k);
-    for (const int64_t m : {int64_t{16}, int64_t{32}}) {
-      const Tensor A = quantized(synthetic_activation(m, k, 53, ActivationKind::kOutlierChannels), m, k);
+    for (const Shape sh : {Shape{16, 300}, Shape{32, 300}, Shape{144, 2000}}) {
+      const Tensor W = quantized(synthetic_weight(sh.n, k, 47), sh.n, k);
+      const Tensor A = quantized(synthetic_activation(sh.m, k, 53, ActivationKind::kOutlierChannels), sh.m, k);
       GemmSpec spec;
       spec.alpha = A.global_scale * W.global_scale;
       auto ref = gemm_oracle(A, W, spec);
@@ -710,12 +713,12 @@ TEST(Gpu, Sm90KSplitWholeAndPartialStagesAndShortSlotGroups) {
         unsetenv("NVFP4_SM90_CONFIG");
         EXPECT_TRUE(g.is_ok()) << cfg << " K=" << k << ": " << g.status().message();
         if (!g.is_ok()) continue;
-        EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "config " << cfg << " M=" << m << " K=" << k;
+        EXPECT_EQ(count_diff(g.value(), (*ref)[0]), 0) << "config " << cfg << " M=" << sh.m << " N=" << sh.n << " K=" << k;
         ++runs;
       }
     }
   }
-  EXPECT_GE(runs, std::getenv("NVFP4_TEST_SM90_CONFIGS") ? 8 : 4 * 2 * 5);
+  EXPECT_GE(runs, std::getenv("NVFP4_TEST_SM90_CONFIGS") ? 12 : 4 * 3 * 5);
 }
 
 namespace {
