@@ -1256,7 +1256,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // With C_ a multiple of CPS every stage is whole and starts at a multiple of CPS, so its
       // chunks share one slot group (kGroup is a multiple of CPS): the four-chunk stages' loop is
       // built twice, with one slot wait and one arrival per stage (kWhole: the 16-token hot loop
-      // 460 -> 374 instructions, out and fc2 at M = 8-16 1.9-2.5 % faster, results v43) and with
+      // 460 -> 374 instructions, out and fc2 at M = 8-16 1.7-2.8 % faster, results v43) and with
       // them per chunk. Two-chunk stages keep them per chunk: built with one per stage, ptxas put
       // the 32-token loop's stage coordinates and slot addresses into vector registers after the
       // slot wait, and out and fc2 at M = 24-32 ran 2.7-3.3 % slower (v43).
