@@ -7,6 +7,7 @@ set -uo pipefail
 tool=${1:?usage: ncu_one_test.sh tools/ncu-one}
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 fail() { echo "FAILED: $*"; exit 1; }
+. "$(dirname "$0")/tool_test_common.sh"
 cat >"$d/ncu" <<'N'
 #!/bin/bash
 # Stand-in for ncu: profiling writes OUT.ncu-rep unless NO_REPORT is set; --import prints a page.
@@ -79,10 +80,6 @@ msg=$(NO_REPORT=1 "$tool" "$d/s" t --timeout 1 -- sleep 5 2>&1); rc=$?
 msg=$(NCU=/nonexistent/ncu "$tool" "$d/x" t -- true 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$msg" | grep -q "not found" || fail "no ncu: exit $rc, '$msg'"
 
-for args in "" "$d/h" "$d/h t" "$d/h t --" "$d/h a/b -- true" "$d/h t --skip x -- true" "$d/h t --timeout 0 -- true" \
-            "$d/h t --frob -- true" "$d/h t --cache some -- true" "$d/h t true"; do
-  msg=$("$tool" $args 2>&1 >/dev/null); rc=$?
-  [ $rc -eq 2 ] || fail "'$args': exit $rc, expected 2"
-  [ -n "$msg" ] || fail "'$args': no message"
-done
+expect_refusals "$tool" "" "$d/h" "$d/h t" "$d/h t --" "$d/h a/b -- true" "$d/h t --skip x -- true" "$d/h t --timeout 0 -- true" \
+  "$d/h t --frob -- true" "$d/h t --cache some -- true" "$d/h t true"
 echo "ncu-one: ok"

@@ -7,6 +7,7 @@ set -uo pipefail
 tool=${1:?usage: sm90_ab_test.sh tools/sm90-ab}
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 fail() { echo "FAILED: $*"; exit 1; }
+. "$(dirname "$0")/tool_test_common.sh"
 cat >"$d/bench" <<'B'
 #!/bin/sh
 echo "$*" >> "$(dirname "$0")/calls"
@@ -31,10 +32,6 @@ echo "$out" | grep -q "out 16x5376x7168 | 25.2 us" || fail "no bench row in the 
 printf '#!/bin/sh\nsleep 2\n' >"$d/slow"; chmod +x "$d/slow"
 out=$("$tool" "$d/g" --bin a=$d/slow --rows 16 --rounds 3 --budget 1 --timeout 5); rc=$?
 [ $rc -eq 3 ] && [ "$(echo "$out" | grep -c '^a M=16')" = 1 ] || fail "--budget 1 with a 2 s run: exit $rc, expected 3 after one run:\n$out"
-for args in "" "$d/h" "$d/h --bin a" "$d/h --bin a=$d/nothing" "$d/h --bin a=$d/bench --rows 16,x" \
-            "$d/h --bin a=$d/bench --rounds 0" "$d/h --bin a/b=$d/bench" "$d/h --bin a=$d/bench --frob 1"; do
-  msg=$("$tool" $args 2>&1 >/dev/null); rc=$?
-  [ $rc -eq 2 ] || fail "'$args': exit $rc, expected 2"
-  [ -n "$msg" ] || fail "'$args': no message"
-done
+expect_refusals "$tool" "" "$d/h" "$d/h --bin a" "$d/h --bin a=$d/nothing" "$d/h --bin a=$d/bench --rows 16,x" \
+  "$d/h --bin a=$d/bench --rounds 0" "$d/h --bin a/b=$d/bench" "$d/h --bin a=$d/bench --frob 1"
 echo "sm90-ab: ok"
