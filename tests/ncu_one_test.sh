@@ -3,10 +3,7 @@
 # and prints fixed pages on --import): the flags it profiles with, the files it keeps, the summary
 # (headline metrics, stall reasons by size, SASS lines by samples), --raw, and exit 1 when the
 # command fails, no report is written or the limit passes, exit 2 on bad arguments. No GPU.
-set -uo pipefail
 tool=${1:?usage: ncu_one_test.sh tools/ncu-one}
-d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
-fail() { echo "FAILED: $*"; exit 1; }
 . "$(dirname "$0")/tool_test_common.sh"
 cat >"$d/ncu" <<'N'
 #!/bin/bash

@@ -3,10 +3,7 @@
 # its --out): the reports' names (NAME-mM-R, what tools/bench-compare reads), the order of the runs
 # (every binary in turn per M and round, reversed in even rounds), the iterations at large M, a
 # failed run's exit 1, the budget's exit 3 and one-line refusals of bad arguments (exit 2). No GPU.
-set -uo pipefail
 tool=${1:?usage: sm90_ab_test.sh tools/sm90-ab}
-d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
-fail() { echo "FAILED: $*"; exit 1; }
 . "$(dirname "$0")/tool_test_common.sh"
 cat >"$d/bench" <<'B'
 #!/bin/sh

@@ -1,4 +1,12 @@
-# Shared by the shell tests of tools/ (sourced; the test defines fail MESSAGE, which exits 1).
+# Shared by the shell tests of tools/ (sourced first): strict mode, a scratch folder $d removed on
+# exit, fail MESSAGE (prints it, exits 1).
+set -uo pipefail
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+fail() {
+  echo "FAILED: $*"
+  exit 1
+}
 # expect_refusals TOOL ARGS...: each ARGS (one string, split on spaces) makes TOOL exit 2 with a
 # message on stderr, the tools' one-line refusal of bad arguments.
 expect_refusals() {
