@@ -30,8 +30,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../common/check.cuh"
@@ -1260,9 +1260,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // them per chunk. Two-chunk stages keep them per chunk: built with one per stage, ptxas put
       // the 32-token loop's stage coordinates and slot addresses into vector registers after the
       // slot wait, and out and fc2 at M = 24-32 ran 2.7-3.3 % slower (v43).
-      static_assert(C::kGroup % C::CPS == 0, "a whole stage at a multiple of CPS lies in one slot group");
       auto stage_loop = [&](auto whole) {
         constexpr bool kWhole = decltype(whole)::value;
+        static_assert(!kWhole || C::kGroup % C::CPS == 0, "a whole stage at a multiple of CPS lies in one slot group");
         // Chunk k of a stage of n at g: whether it waits for the slot group, whether it arrives and
         // with what count (kWhole: the stage's last chunk, for all the stage's chunks).
         auto wait_at = [&](uint32_t k) { return !kWhole || k == 0; };
@@ -1290,7 +1290,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             // Chunk 1's weight decoded and its MMAs issued under chunk 0's, and each chunk's sums
             // stored as its own MMAs finish: one MMA latency waited out a stage instead of two.
             // 1.1-2.2 % faster at M = 17-32 on an H100 (results v41, v42); the same for the
-            // four-chunk stages (M <= 16) was not faster (v36 r4, v41), so those keep the loop below.
+            // four-chunk stages (M <= 16) was not faster (v36 r4, v41, v43 r5), so those keep the loop below.
             trace(2, g);
             issue_with(frag, stage_desc(pos_u), ch);
             decode_into(st + kWBlockBytes, frag2);
@@ -1322,7 +1322,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           for (int i = 0; i < KS; ++i) pos_u.advance(stages);
         }
       };
-      if constexpr (C::CPS >= 4) {
+      if constexpr (C::CPS >= 4 && C::kGroup % C::CPS == 0) {
         if (C_ % C::CPS == 0) {
           stage_loop(std::true_type{});
           return;
