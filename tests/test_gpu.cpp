@@ -295,6 +295,8 @@ Tensor quantized(const std::vector<uint16_t>& x, int64_t rows, int64_t cols) {
   o.pad = true;
   return quantize(x.data(), rows, cols, global_scale_dynamic(x.data(), x.size()), o).value();
 }
+// A K-split configuration's name has five fields (BMxRWxTWxNHxKS), the others four.
+bool is_ksplit_config(const std::string& cfg) { return std::count(cfg.begin(), cfg.end(), 'x') == 4; }
 }  // namespace
 
 TEST(Gpu, Sm90BitIdenticalOnRealisticActivationsAtEveryTokenCount) {
@@ -393,7 +395,7 @@ TEST(Gpu, Sm90EveryKSplitConfigurationOnALongK) {
   ASSERT_TRUE(ref.is_ok());
   int ksplit = 0;
   for (const std::string& cfg : sm90_configs()) {
-    if (std::count(cfg.begin(), cfg.end(), 'x') != 4) continue;  // BMxRWxTWxNHxKS: the K-split ones
+    if (!is_ksplit_config(cfg)) continue;
     ++ksplit;
     setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
     for (int run = 0; run < 3; ++run) {
@@ -707,7 +709,7 @@ TEST(Gpu, Sm90KSplitWholeAndPartialStagesAndShortSlotGroups) {
       auto ref = gemm_oracle(A, W, spec);
       ASSERT_TRUE(ref.is_ok());
       for (const std::string& cfg : sm90_configs()) {
-        if (std::count(cfg.begin(), cfg.end(), 'x') != 4 || !sm90_config_selected(cfg)) continue;  // the K-split ones
+        if (!is_ksplit_config(cfg) || !sm90_config_selected(cfg)) continue;
         setenv("NVFP4_SM90_CONFIG", cfg.c_str(), 1);
         auto g = gemm_gpu(A, W, spec.alpha, nullptr, GpuGemmKernel::kSm90);
         unsetenv("NVFP4_SM90_CONFIG");
