@@ -74,12 +74,25 @@ constexpr int kArrivalsPerWarpgroup = 128;
 // ~320 ns at M = 16: one of the bounds of the K-split tiles. Three were 1-2 % faster at M = 4096
 // (128x2x1x1) and 0-2 % slower on 64x1x2x1 and 128x3x1x2 at M = 128 (results v11 r3, r7, r8), so
 // the one-chain 128-token tiles take three, the K-split two (its stages carry no records: its
-// verdict lanes read them from global memory, results v12), the rest one.
+// verdict lanes read them from global memory, results v12). The tiles of one consumer warpgroup
+// (a lone warpgroup per SM, whose producer has the SM's issue slots to itself) take three as well:
+// out and fc2 at M = 40-64 (48x1x1x1, 64x1x1x1) 2.3-3.9 % faster, at M = 80-96 (96x1x1x1) 0.5-1.2 %,
+// while the tiles of three and four warpgroups at 16-64 tokens were within +-0.6 % (results v44
+// r1, r2, an H100). The rest take one.
 // -DNVFP4_SM90_COPY_THREADS=1 builds one everywhere (a measurement build).
 #ifndef NVFP4_SM90_COPY_THREADS
 #define NVFP4_SM90_COPY_THREADS 3
 #endif
 static_assert(NVFP4_SM90_COPY_THREADS == 1 || NVFP4_SM90_COPY_THREADS == 3, "one copy thread, or one per kind of copy");
+// The one-chain loop's early ready wait (lone warpgroups of at least this many tokens) and early
+// stage release (tiles of at most this many tokens, and wherever the ready wait is early); the
+// defaults are the measured picks (see kEarlyReady in the kernel). Measurement builds may move them.
+#ifndef NVFP4_SM90_EARLY_READY_BM
+#define NVFP4_SM90_EARLY_READY_BM 96
+#endif
+#ifndef NVFP4_SM90_EARLY_RELEASE_BM
+#define NVFP4_SM90_EARLY_RELEASE_BM 32
+#endif
 // K-split stages hold several consecutive chunks of the tile (Cfg::CPS): one barrier round trip and
 // one wait per CPS chunks for the chunk-sum warpgroup that takes the stage. With one chunk per
 // stage the copy thread issued a stage per ~250 ns and every role kept that pace (traces, results
@@ -143,7 +156,7 @@ struct Cfg {
   // producer released blocks forever (seen: a hang with four consumer warpgroups at 112).
   // With KS > 1 a stage carries no records (the verdict lanes read them from global memory): two
   // copy threads, the weight's and A''s.
-  static constexpr int kCopyThreads = NVFP4_SM90_COPY_THREADS == 1 ? 1 : (KS > 1 ? 2 : (BM >= 128 && NH == 1 ? 3 : 1));
+  static constexpr int kCopyThreads = NVFP4_SM90_COPY_THREADS == 1 ? 1 : (KS > 1 ? 2 : ((BM >= 128 || T == 1) && NH == 1 ? 3 : 1));
   // K-split stages of several chunks: lane k of the weight warp and of the A' warp issues the
   // stage's copy k (lane 0 the barrier work). Two chunks a stage (32 tokens): out and fc2 at M = 32
   // 9-10 % faster than one thread issuing both (results v21 r8). Four (16 tokens): no faster while
@@ -193,7 +206,9 @@ struct Cfg {
   // The K-split of two chunk-sum warpgroups at 16 tokens takes four stages, two per warpgroup:
   // 16x1x1x1x2 with four was 1.5-2.3 % faster than 16x1x1x1x3 with six on mlp_fc2 and 0-0.7 % on
   // attn_out_proj (results v22 r9 on the H200, v24 r1 on an H100), the launcher's pick at M <= 16
-  // until lane copies made 16x1x1x1x3 (six stages) the faster (results v36 r5).
+  // until lane copies made 16x1x1x1x3 (six stages) the faster (results v36 r5). Ten stages with the
+  // lone warpgroup's three copy threads ran -1.4..+2.3 % against six at M = 40-96 (results v44 r2),
+  // and mlp_fc1 at M = 16 2.5 % slower (r1).
   static constexpr int kStageCap = KS == 1 && (BM <= 64 || NH == 2) ? 6 : (KS == 2 && BM <= 16 ? 4 : kMaxStages);
   // KS > 1: chunk g's sums (fp32, 64 rows x BM tokens, float4 i of consumer thread x at [i][x]:
   // conflict-free) and its verdict go through slot g mod kSlots. The slots come in kGroups groups of
@@ -1517,13 +1532,16 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // chunk c's MMA wait. Only 128x1x1x1 gains from it (attn_out_proj and mlp_fc2 at M = 128 7-8 %
       // faster); every other one-chain tile ran 1-5.5 % slower with it (results v21 r10). The lone
       // 96-token warpgroup (96x1x1x1, results v31 r6) was built with it, as 128x1x1x1's counterpart.
-      constexpr bool kEarlyReady = BM >= 96 && RW == 1 && TW == 1;
+      // With three copy threads on the lone 48- and 64-token warpgroups it still made them 3.1-4.5 %
+      // slower (results v44 r3).
+      constexpr bool kEarlyReady = BM >= NVFP4_SM90_EARLY_READY_BM && RW == 1 && TW == 1;
       // A chunk's stage released as soon as its verdict holds (its MMAs, which read A', are done and
       // the fallback will not read it), before the adds, so the copies refill it sooner. Kept where
       // it measured faster on top of the early loads (results v28 r1): the tiles of up to 32 tokens
       // (1.3-3.5 %) and 128x1x1x1 (1.4-2.9 %); 128x2x1x1 ran 0.6-0.9 % and 64x1x1x1 0.7-0.9 % slower
-      // with it, 64x2x1x1 and 64x3x1x1 within 0.7 %.
-      constexpr bool kEarlyRelease = BM <= 32 || kEarlyReady;
+      // with it, 64x2x1x1 and 64x3x1x1 within 0.7 % (again in results v44 r3: 64x1x1x1 and 48x1x1x1
+      // 0.4-2.1 % slower, the tiles of several warpgroups within 0.7 %).
+      constexpr bool kEarlyRelease = BM <= NVFP4_SM90_EARLY_RELEASE_BM || kEarlyReady;
       // nx: the stage after pos (chunk c + 1's); nw receives chunk c + 1's weight words.
       auto head = [&](uint32_t c, const RingPos nx, WWords& nw) {  // chunk c's verdict and the wait for its MMAs
         const uint4 vw = verdict_at(pos);
