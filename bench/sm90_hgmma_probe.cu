@@ -5,7 +5,10 @@
 // chunk's four MMAs:
 //   chain  - one chain, the second to fourth accumulating into the first's result (the kernel);
 //   halves - two chains of two (k0-31, k32-63), as if summed afterwards;
-//   free   - four independent MMAs (four accumulators).
+//   free   - four independent MMAs (four accumulators);
+//   ss     - one chain with A from a 128-byte-swizzled shared-memory tile too (64 rows x 128 bytes):
+//            what the same MMAs cost when the weight is not read from registers (a decoder that
+//            writes the weight fragment to shared memory would feed them so).
 // N = 8-64 (accumulators within 128 registers per thread). One CTA per SM, 1-4 warpgroups each.
 // Prints `N | warpgroups | shape | ns per chunk per warpgroup | ns per chunk round of the CTA`
 // (median of 10 launches after 2 warm-up launches).
@@ -24,23 +27,27 @@
 namespace {
 using namespace nvfp4::cuda::sm90;
 
-enum Shape { kChain = 0, kHalves = 1, kFree = 2 };
-const char* const kShapeName[] = {"chain", "halves", "free"};
+enum Shape { kChain = 0, kHalves = 1, kFree = 2, kSS = 3 };
+const char* const kShapeName[] = {"chain", "halves", "free", "ss"};
 constexpr int kChunks = 4096;  // k64 chunks per warpgroup per launch
 
 template <int N, int SHAPE>
 __global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  // B: N token rows x 128 bytes (one k64 chunk of f16), 1024-byte aligned for the swizzle.
+  // B: N token rows x 128 bytes (one k64 chunk of f16), 1024-byte aligned for the swizzle; then
+  // (kSS) A: 64 weight rows x 128 bytes at the next 1024-byte boundary.
   extern __shared__ __align__(16) uint8_t smem_raw[];
   uint8_t* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
-  for (int i = threadIdx.x; i < N * 32; i += blockDim.x) {
+  constexpr int kAOff = (N * 128 + 1023) / 1024 * 1024;
+  for (int i = threadIdx.x; i < (SHAPE == kSS ? kAOff / 4 + 64 * 32 : N * 32); i += blockDim.x) {
     const uint32_t h = 0x3C00u + ((i * 2654435761u + seed) >> 22);  // finite f16 near 1
     reinterpret_cast<uint32_t*>(smem)[i] = h | (h << 16);
   }
   fence_proxy_async();
   __syncthreads();
   const uint64_t desc = desc_k_major_sw128(smem_addr(smem));
+  const uint64_t desc_a = desc_k_major_sw128(smem_addr(smem + kAOff));
+  (void)desc_a;
   uint32_t frag[4][4];
 #pragma unroll
   for (int j = 0; j < 4; ++j)
@@ -52,12 +59,24 @@ __global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed)
   for (int i = 0; i < R; ++i) acc[i] = 0.0f;
 #pragma unroll 1
   for (int c = 0; c < kChunks; ++c) {
+    // The fragments as the kernel has them: written each chunk (there by the decode; here an empty
+    // asm that ptxas must take as a write), then one wgmma fence for the chain. Without it ptxas
+    // rebuilt the constant fragments inside the loop between the MMAs, each with its own fence.
+    if constexpr (SHAPE != kSS) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) fence_regs(frag[j]);
+    }
     wgmma_fence();
     if constexpr (SHAPE == kChain) {
       Wgmma<N>::mma_first(d0, frag[0], desc);
       Wgmma<N>::mma(d0, frag[1], desc + 2, true);
       Wgmma<N>::mma(d0, frag[2], desc + 4, true);
       Wgmma<N>::mma(d0, frag[3], desc + 6, true);
+    } else if constexpr (SHAPE == kSS) {
+      Wgmma<N>::mma_ss_first(d0, desc_a, desc);
+      Wgmma<N>::mma_ss(d0, desc_a + 2, desc + 2, true);
+      Wgmma<N>::mma_ss(d0, desc_a + 4, desc + 4, true);
+      Wgmma<N>::mma_ss(d0, desc_a + 6, desc + 6, true);
     } else if constexpr (SHAPE == kHalves) {
       Wgmma<N>::mma_first(d0, frag[0], desc);
       Wgmma<N>::mma_first(d1, frag[2], desc + 4);
@@ -75,7 +94,7 @@ __global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed)
     // One add per output keeps the sums alive (the kernel's add.rz), the other chains' results too.
 #pragma unroll
     for (int i = 0; i < R; ++i) acc[i] = __fadd_rz(acc[i], d0[i]);
-    if constexpr (SHAPE != kChain) {
+    if constexpr (SHAPE != kChain && SHAPE != kSS) {
       fence_regs(d1);
 #pragma unroll
       for (int i = 0; i < R; ++i) acc[i] = __fadd_rz(acc[i], d1[i]);
@@ -101,12 +120,14 @@ struct Variant {
   int n, shape;
   void (*kernel)(float*, uint32_t);
 };
-// Shapes whose accumulators fit 128 registers per thread (512 threads): all three up to N = 32,
-// chain and halves at N = 64.
+
+// Shapes whose accumulators fit 128 registers per thread (512 threads): chain, halves and ss at
+// every N, free up to N = 32.
 template <int N>
 void add_all(std::vector<Variant>& v) {
   v.push_back({N, kChain, hgmma_probe<N, kChain>});
   v.push_back({N, kHalves, hgmma_probe<N, kHalves>});
+  v.push_back({N, kSS, hgmma_probe<N, kSS>});
   if constexpr (N <= 32) v.push_back({N, kFree, hgmma_probe<N, kFree>});
 }
 
@@ -132,7 +153,7 @@ int main(int argc, char** argv) {
   std::printf("N | warpgroups | shape | ns per chunk per warpgroup | ns per chunk round of the CTA\n");
   bool first = true;
   for (const Variant& x : vs) {
-    const int smem = x.n * 128 + 1024;
+    const int smem = (x.n * 128 + 1023) / 1024 * 1024 + (x.shape == kSS ? 64 * 128 : 0) + 1024;
     cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     for (int wgs = 1; wgs <= 4; ++wgs) {
       const double ms = nvfp4::bench::probe_median_ms(2, 10, [&](int it) { x.kernel<<<grid, 128 * wgs, smem>>>(d_out, 777u + it); });
