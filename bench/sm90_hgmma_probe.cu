@@ -9,6 +9,11 @@
 //   ss     - one chain with A from a 128-byte-swizzled shared-memory tile too (64 rows x 128 bytes):
 //            what the same MMAs cost when the weight is not read from registers (a decoder that
 //            writes the weight fragment to shared memory would feed them so).
+// chain and ss also run beside a writer warpgroup (`+w`: 8 KB of conflict-free 4-byte stores into a
+// 128-byte-swizzled tile and a `fence.proxy.async` per thread, again and again until the MMA
+// warpgroups are done, as a decoder that writes W' tiles would; `+wnf`: the stores without the
+// fence), with 1-3 MMA warpgroups: does such a writer slow the MMAs (results v44 r7 read the lone
+// consumer's shared-memory chains 100-130 ns slower beside the decoder).
 // N = 8-64 (accumulators within 128 registers per thread). One CTA per SM, 1-4 warpgroups each.
 // Prints `N | warpgroups | shape | ns per chunk per warpgroup | ns per chunk round of the CTA`
 // (median of 10 launches after 2 warm-up launches).
@@ -31,7 +36,7 @@ enum Shape { kChain = 0, kHalves = 1, kFree = 2, kSS = 3 };
 const char* const kShapeName[] = {"chain", "halves", "free", "ss"};
 constexpr int kChunks = 4096;  // k64 chunks per warpgroup per launch
 
-template <int N, int SHAPE>
+template <int N, int SHAPE, int WRITER>
 __global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   // B: N token rows x 128 bytes (one k64 chunk of f16), 1024-byte aligned for the swizzle; then
@@ -43,8 +48,28 @@ __global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed)
     const uint32_t h = 0x3C00u + ((i * 2654435761u + seed) >> 22);  // finite f16 near 1
     reinterpret_cast<uint32_t*>(smem)[i] = h | (h << 16);
   }
+  // WRITER: the last warpgroup writes the 8 KB tile at kWOff until the flag after it is set.
+  constexpr int kWOff = kAOff + 64 * 128;
+  volatile uint32_t* const done = reinterpret_cast<volatile uint32_t*>(smem + kWOff + 64 * 128);
+  if (threadIdx.x == 0) *done = 0u;
   fence_proxy_async();
   __syncthreads();
+  if (WRITER != 0 && threadIdx.x >= blockDim.x - 128) {
+    const int tid = threadIdx.x % 128, warp = tid / 32, g = tid % 32 / 4, t = tid % 4;
+    uint32_t v = seed + tid;
+    while (*done == 0u) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int row = 16 * warp + g + 8 * (i & 1), unit = (2 * j + (i >> 1)) ^ (row & 7);
+          *reinterpret_cast<volatile uint32_t*>(smem + kWOff + row * 128 + unit * 16 + 4 * t) = v + 4 * j + i;
+        }
+      if constexpr (WRITER == 1) fence_proxy_async();
+      ++v;
+    }
+    return;
+  }
   const uint64_t desc = desc_k_major_sw128(smem_addr(smem));
   const uint64_t desc_a = desc_k_major_sw128(smem_addr(smem + kAOff));
   (void)desc_a;
@@ -110,6 +135,10 @@ __global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed)
 #pragma unroll
   for (int i = 0; i < R; ++i) s += acc[i];
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+  if (WRITER != 0) {
+    __syncwarp();
+    if (threadIdx.x == 0) *done = 1u;  // warpgroup 0's end stops the writer (the others end about then)
+  }
 #else
   (void)out;
   (void)seed;
@@ -117,18 +146,25 @@ __global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed)
 }
 
 struct Variant {
-  int n, shape;
+  int n, shape, writer;
   void (*kernel)(float*, uint32_t);
 };
+const char* const kWriterName[] = {"", "+w", "+wnf"};
 
 // Shapes whose accumulators fit 128 registers per thread (512 threads): chain, halves and ss at
 // every N, free up to N = 32.
 template <int N>
 void add_all(std::vector<Variant>& v) {
-  v.push_back({N, kChain, hgmma_probe<N, kChain>});
-  v.push_back({N, kHalves, hgmma_probe<N, kHalves>});
-  v.push_back({N, kSS, hgmma_probe<N, kSS>});
-  if constexpr (N <= 32) v.push_back({N, kFree, hgmma_probe<N, kFree>});
+  v.push_back({N, kChain, 0, hgmma_probe<N, kChain, 0>});
+  v.push_back({N, kHalves, 0, hgmma_probe<N, kHalves, 0>});
+  v.push_back({N, kSS, 0, hgmma_probe<N, kSS, 0>});
+  if constexpr (N <= 32) v.push_back({N, kFree, 0, hgmma_probe<N, kFree, 0>});
+  if constexpr (N == 16 || N == 64) {
+    v.push_back({N, kChain, 1, hgmma_probe<N, kChain, 1>});
+    v.push_back({N, kChain, 2, hgmma_probe<N, kChain, 2>});
+    v.push_back({N, kSS, 1, hgmma_probe<N, kSS, 1>});
+    v.push_back({N, kSS, 2, hgmma_probe<N, kSS, 2>});
+  }
 }
 
 }  // namespace
@@ -153,19 +189,22 @@ int main(int argc, char** argv) {
   std::printf("N | warpgroups | shape | ns per chunk per warpgroup | ns per chunk round of the CTA\n");
   bool first = true;
   for (const Variant& x : vs) {
-    const int smem = (x.n * 128 + 1023) / 1024 * 1024 + (x.shape == kSS ? 64 * 128 : 0) + 1024;
+    // B, A (every shape keeps its room), the writer's tile and its flag
+    const int smem = (x.n * 128 + 1023) / 1024 * 1024 + 2 * 64 * 128 + 16 + 1024;
     cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    for (int wgs = 1; wgs <= 4; ++wgs) {
-      const double ms = nvfp4::bench::probe_median_ms(2, 10, [&](int it) { x.kernel<<<grid, 128 * wgs, smem>>>(d_out, 777u + it); });
+    const std::string name = std::string(kShapeName[x.shape]) + kWriterName[x.writer];
+    for (int wgs = 1; wgs <= (x.writer ? 3 : 4); ++wgs) {  // MMA warpgroups (the writer besides)
+      const int threads = 128 * (wgs + (x.writer ? 1 : 0));
+      const double ms = nvfp4::bench::probe_median_ms(2, 10, [&](int it) { x.kernel<<<grid, threads, smem>>>(d_out, 777u + it); });
       if (ms < 0) {
-        std::printf("N=%d %s: error: %s\n", x.n, kShapeName[x.shape], cudaGetErrorString(cudaGetLastError()));
+        std::printf("N=%d %s: error: %s\n", x.n, name.c_str(), cudaGetErrorString(cudaGetLastError()));
         return 4;
       }
       const double round_ns = 1e6 * ms / kChunks;
-      std::printf("%d | %d | %s | %.1f | %.1f\n", x.n, wgs, kShapeName[x.shape], round_ns / wgs, round_ns);
+      std::printf("%d | %d | %s | %.1f | %.1f\n", x.n, wgs, name.c_str(), round_ns / wgs, round_ns);
       if (js)
         std::fprintf(js, "%s{\"n\": %d, \"warpgroups\": %d, \"shape\": \"%s\", \"ns_per_chunk_round\": %.2f}", first ? "" : ",\n", x.n,
-                     wgs, kShapeName[x.shape], round_ns);
+                     wgs, name.c_str(), round_ns);
       first = false;
     }
   }
