@@ -35,22 +35,27 @@ using namespace nvfp4::cuda::sm90;
 enum Shape { kChain = 0, kHalves = 1, kFree = 2, kSS = 3 };
 const char* const kShapeName[] = {"chain", "halves", "free", "ss"};
 constexpr int kChunks = 4096;  // k64 chunks per warpgroup per launch
+// Shared memory from its 1024-byte-aligned start: B (N token rows x 128 bytes), A (64 weight rows
+// x 128 bytes, kSS) at the next 1024-byte boundary, the writer's tile (64 x 128 bytes) and its
+// stop flag; every shape keeps each part's room. The launch adds 1024 bytes for the alignment.
+__host__ __device__ constexpr int a_offset(int n) { return (n * 128 + 1023) / 1024 * 1024; }
+__host__ __device__ constexpr int w_offset(int n) { return a_offset(n) + 64 * 128; }
+__host__ __device__ constexpr int flag_offset(int n) { return w_offset(n) + 64 * 128; }
+__host__ __device__ constexpr int smem_bytes(int n) { return flag_offset(n) + 16 + 1024; }
 
 template <int N, int SHAPE, int WRITER>
 __global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  // B: N token rows x 128 bytes (one k64 chunk of f16), 1024-byte aligned for the swizzle; then
-  // (kSS) A: 64 weight rows x 128 bytes at the next 1024-byte boundary.
+  // B (one k64 chunk of f16 per token), A and the writer's tile as smem_bytes lays them out.
   extern __shared__ __align__(16) uint8_t smem_raw[];
   uint8_t* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
-  constexpr int kAOff = (N * 128 + 1023) / 1024 * 1024;
+  constexpr int kAOff = a_offset(N), kWOff = w_offset(N);
   for (int i = threadIdx.x; i < (SHAPE == kSS ? kAOff / 4 + 64 * 32 : N * 32); i += blockDim.x) {
     const uint32_t h = 0x3C00u + ((i * 2654435761u + seed) >> 22);  // finite f16 near 1
     reinterpret_cast<uint32_t*>(smem)[i] = h | (h << 16);
   }
-  // WRITER: the last warpgroup writes the 8 KB tile at kWOff until the flag after it is set.
-  constexpr int kWOff = kAOff + 64 * 128;
-  volatile uint32_t* const done = reinterpret_cast<volatile uint32_t*>(smem + kWOff + 64 * 128);
+  // WRITER: the last warpgroup writes the 8 KB tile at kWOff until the flag is set.
+  volatile uint32_t* const done = reinterpret_cast<volatile uint32_t*>(smem + flag_offset(N));
   if (threadIdx.x == 0) *done = 0u;
   fence_proxy_async();
   __syncthreads();
@@ -135,10 +140,7 @@ __global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed)
 #pragma unroll
   for (int i = 0; i < R; ++i) s += acc[i];
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-  if (WRITER != 0) {
-    __syncwarp();
-    if (threadIdx.x == 0) *done = 1u;  // warpgroup 0's end stops the writer (the others end about then)
-  }
+  if (WRITER != 0 && threadIdx.x == 0) *done = 1u;  // warpgroup 0's end stops the writer (the others end about then)
 #else
   (void)out;
   (void)seed;
@@ -189,8 +191,7 @@ int main(int argc, char** argv) {
   std::printf("N | warpgroups | shape | ns per chunk per warpgroup | ns per chunk round of the CTA\n");
   bool first = true;
   for (const Variant& x : vs) {
-    // B, A (every shape keeps its room), the writer's tile and its flag
-    const int smem = (x.n * 128 + 1023) / 1024 * 1024 + 2 * 64 * 128 + 16 + 1024;
+    const int smem = smem_bytes(x.n);
     cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     const std::string name = std::string(kShapeName[x.shape]) + kWriterName[x.writer];
     for (int wgs = 1; wgs <= (x.writer ? 3 : 4); ++wgs) {  // MMA warpgroups (the writer besides)
