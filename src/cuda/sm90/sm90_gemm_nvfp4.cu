@@ -93,17 +93,6 @@ static_assert(NVFP4_SM90_COPY_THREADS == 1 || NVFP4_SM90_COPY_THREADS == 3, "one
 #ifndef NVFP4_SM90_EARLY_RELEASE_BM
 #define NVFP4_SM90_EARLY_RELEASE_BM 32
 #endif
-// The one-chain loop with two fragment buffers (kPreDecode in the kernel): chunk c + 1's weight
-// decoded while chunk c's MMAs run, so that between a chain's wait and the next issue stand only
-// the verdict test and the adds. Tiles of at least this many tokens (0: none; a measurement switch).
-#ifndef NVFP4_SM90_PREDECODE_BM
-#define NVFP4_SM90_PREDECODE_BM 0
-#endif
-// With NVFP4_SM90_PREDECODE_FOUR=1 the tiles of four warpgroups and up to 32 tokens take it too
-// (at their 104 registers 16x4x1x1's loop stays out of local memory, 32x4x1x1's reloads one value).
-#ifndef NVFP4_SM90_PREDECODE_FOUR
-#define NVFP4_SM90_PREDECODE_FOUR 0
-#endif
 // K-split stages hold several consecutive chunks of the tile (Cfg::CPS): one barrier round trip and
 // one wait per CPS chunks for the chunk-sum warpgroup that takes the stage. With one chunk per
 // stage the copy thread issued a stage per ~250 ns and every role kept that pace (traces, results
@@ -196,10 +185,6 @@ struct Cfg {
   // it) and the applier takes what the producer gives back: its loop keeps two chunks' verdicts and
   // sums besides the accumulators, and the inlined fallback around it spilled that loop state at the
   // launch bound's 128 registers (KS = 2).
-  // The one-chain loop with two fragment buffers (NVFP4_SM90_PREDECODE_BM): 16 more registers live
-  // across it, which 48x4x1x1's 104 and 96x3x1x1's 160 do not hold (their loops spilled).
-  static constexpr bool kPreDecode = KS == 1 && NH == 1 && NVFP4_SM90_PREDECODE_BM > 0 && BM >= NVFP4_SM90_PREDECODE_BM && !kThree96 &&
-                                       (P <= 3 || (NVFP4_SM90_PREDECODE_FOUR && BM <= 32));
   static constexpr bool kRealloc = P > 1;
   static constexpr int kConsumerRegs =
       !kRealloc ? kEntryRegs
@@ -1521,105 +1506,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           ++c;
         }
       }
-    } else if constexpr (C::kPreDecode) {
-      // One chain per chunk, the next chunk's weight decoded under this one's MMAs:
-      //   wait MMA(c) | verdict test | [release c] | apply c (add.rz), issue MMA(c + 1) from the
-      //   buffer decoded last round | [release c] | c + 2's ready wait, decode c + 2 into the
-      //   buffer that MMA(c) read
-      // Two fragment buffers, frag and fb, taken in turn: the loop body holds two chunks so that
-      // each MMA chain names its registers statically (ptxas must see that the decode never
-      // writes what an MMA in flight reads). At the top of the body MMA(c) is in flight from frag
-      // and fb holds chunk c + 1's fragments, on every path. A chunk whose verdict fails leaves
-      // for the step below, which runs settle and comes back in that state.
-      constexpr bool kEarlyRelease = BM <= NVFP4_SM90_EARLY_RELEASE_BM || (BM >= NVFP4_SM90_EARLY_READY_BM && RW == 1 && TW == 1);
-      uint32_t fb[4][4];
-      auto holds = [&](const uint4 vw) { return vw.x != 0 && bound < __uint_as_float(vw.y); };
-      auto head = [&]() {  // chunk c's verdict and the wait for its MMAs
-        const uint4 vw = verdict_at(pos);
-        wgmma_wait_all();
-        trace(3, g_apply);
-        trace_wg(q, 0, g_apply);
-        return vw;
-      };
-      auto fence = [&](uint32_t(&x)[4][4]) {
-        fence_regs(ch);
-#pragma unroll
-        for (int j2 = 0; j2 < 4; ++j2) fence_regs(x[j2]);
-      };
-      // Chunk c applied, MMA(c + 1) issued from y (chunk c + 1's fragments), c's stage released,
-      // chunk c + 2 decoded into x (MMA(c)'s buffer, free since head's wait), pos advanced.
-      auto apply_issue = [&](uint32_t c, const uint4 vw, uint32_t(&x)[4][4], uint32_t(&y)[4][4]) {
-        const int s = pos.stage;
-        RingPos nx = pos;
-        nx.advance(stages);
-        if (kEarlyRelease) mbar_arrive(empty_at(s));
-#pragma unroll
-        for (int i2 = 0; i2 < RH; ++i2) acc[0][i2] = __fadd_rz(acc[0][i2], ch[i2]);
-        bound = __fadd_ru(bound, __uint_as_float(vw.z));
-        if (c + 1 < C_) {
-          issue_with(y, stage_desc(nx), ch);
-          trace_wg(q, 2, g_apply);
-        }
-        if (!kEarlyRelease) mbar_arrive(empty_at(s));
-        trace_wg(q, 3, g_apply);
-        trace(7, g_apply++);
-        pos = nx;
-        if (c + 2 < C_) {
-          nx.advance(stages);
-          mbar_wait(ready_at(nx.stage), nx.phase);
-          trace(5, g_apply + 1);
-          decode_into(stage_ptr(nx), x);
-        }
-      };
-      mbar_wait(ready_at(pos.stage), pos.phase);
-      decode_stage(stage_ptr(pos));
-      issue(stage_desc(pos), ch);
-      if (C_ > 1) {
-        RingPos n1 = pos;
-        n1.advance(stages);
-        mbar_wait(ready_at(n1.stage), n1.phase);
-        decode_into(stage_ptr(n1), fb);
-      }
-      uint32_t c = 0;
-#pragma unroll 1
-      while (c < C_) {
-        uint4 vw;
-        bool from_fb = false;  // the failing chunk's MMAs read fb (the body's second half)
-#pragma unroll 1
-        while (c < C_) {
-          vw = head();
-          if (!holds(vw)) break;
-          trace_wg(q, 1, g_apply);
-          fence(frag);
-          apply_issue(c, vw, frag, fb);
-          if (++c == C_) break;
-          vw = head();
-          if (!holds(vw)) {
-            from_fb = true;
-            break;
-          }
-          trace_wg(q, 1, g_apply);
-          fence(fb);
-          apply_issue(c, vw, fb, frag);
-          ++c;
-        }
-        if (c == C_) break;
-        wgmma_wait_all();  // nothing is in flight (head waited); says so to ptxas, which does not follow the break
-        fence(frag);
-        fence(fb);
-        settle(c, stage_ptr(pos), vw, ch);
-        // Back to the body's first state: MMA(c + 1) from frag, c + 2 decoded into fb. Where chunk
-        // c's MMAs read frag, chunk c + 1's fragments are in fb: moved (the rare path pays for it).
-        if (!from_fb) {
-#pragma unroll
-          for (int j2 = 0; j2 < 4; ++j2)
-#pragma unroll
-            for (int i = 0; i < 4; ++i) frag[j2][i] = fb[j2][i];
-        }
-        apply_issue(c, vw, fb, frag);
-        ++c;
-      }
-      wgmma_wait_all();  // nothing is in flight here; says so to ptxas before the epilogue reuses registers
     } else if constexpr (NH == 1) {
       // One chain per chunk:
       //   c + 1's ready wait and weight words | wait MMA(c) | verdict test | [release c] |
@@ -1642,6 +1528,10 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
       // 0.5-6 % faster on every one-chain tile, 5.4-5.8 % at M = 4096 (results v28 r1, an H100).
       // Decoding the codes' bytes before the wait as well (only the scale multiply after it) was
       // 0-4 % slower (more registers live across the wait; v28 r1).
+      // A second fragment buffer, chunk c + 2 decoded right after MMA(c + 1)'s issue, so that only
+      // the verdict test and the adds stand between a wait and the next issue: bit-identical, no
+      // local memory, and slower on every tile it changed: 7-14 % at 64-128 tokens but 64x3x1x1
+      // (4.7 %), 3.9-4.7 % on 16x3x1x1 and 32x3x1x1 (results v45, an H100; the diff is there).
       // The ready wait for chunk c + 2 while chunk c + 1's MMAs run (kEarlyReady), instead of before
       // chunk c's MMA wait. Only 128x1x1x1 gains from it (attn_out_proj and mlp_fc2 at M = 128 7-8 %
       // faster); every other one-chain tile ran 1-5.5 % slower with it (results v21 r10). The lone
