@@ -14,11 +14,18 @@
 // warpgroups are done, as a decoder that writes W' tiles would; `+wnf`: the stores without the
 // fence), with 1-3 MMA warpgroups: does such a writer slow the MMAs (results v44 r7 read the lone
 // consumer's shared-memory chains 100-130 ns slower beside the decoder).
+// chain:h / chain:i / chain:f (results v45 r4) add 32 instructions of one kind to each chunk of
+// `chain`, on registers of their own (four dependent runs of eight): HMUL2 (the decode's fp16
+// multiply), integer LOP3 + IADD3 pairs (its masks and shifts) or FMUL. `<` places them between the
+// chain's issue and its wait (under the MMAs, where v45 r1's slower loop had the decode), `>` after
+// the wait and the adds (where the kept kernel has it). Do ALU instructions of the issuing warp
+// slow its register-operand MMAs, and does the fp16 pipe differ from the others?
 // N = 8-64 (accumulators within 128 registers per thread). One CTA per SM, 1-4 warpgroups each.
 // Prints `N | warpgroups | shape | ns per chunk per warpgroup | ns per chunk round of the CTA`
 // (median of 10 launches after 2 warm-up launches).
 // The question it answers (docs/hopper-exact-path.md, "What bounds small M"): is a chunk's time
 // at small N the MMAs' own issue and latency, and do warpgroups on one SM share it.
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -147,11 +154,106 @@ __global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed)
 #endif
 }
 
+// OPS: 1 HMUL2, 2 LOP3 + IADD3, 3 FMUL; UNDER: between the issue and the wait, else after the adds.
+template <int N, int OPS, bool UNDER>
+__global__ void __launch_bounds__(512, 1) hgmma_ops_probe(float* out, uint32_t seed) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ __align__(16) uint8_t smem_raw[];
+  uint8_t* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
+  for (int i = threadIdx.x; i < N * 32; i += blockDim.x) {
+    const uint32_t h = 0x3C00u + ((i * 2654435761u + seed) >> 22);
+    reinterpret_cast<uint32_t*>(smem)[i] = h | (h << 16);
+  }
+  fence_proxy_async();
+  __syncthreads();
+  const uint64_t desc = desc_k_major_sw128(smem_addr(smem));
+  const uint32_t key_addr = smem_addr(smem) + 16 * (threadIdx.x % 64);
+  uint32_t frag[4][4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) frag[j][r] = 0x3C003C00u ^ ((threadIdx.x + 4 * j + r) & 0x00FF00FFu);
+  constexpr int R = N / 2;
+  float acc[R], d0[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) acc[i] = 0.0f;
+  uint32_t x[4] = {seed, seed + 1, seed + 2, seed + 3};
+  // 32 instructions in four dependent runs of eight, held where they stand (after the chain's issue,
+  // or after the adds) by shared-memory stores, which ptxas does not move across the MMAs (they
+  // read shared memory): the seed is stored and loaded back before them (a C++ or PTX branch there
+  // made ptxas serialise the MMAs) and the result stored after them. The threads that share an
+  // address store in any order: only the time is read.
+  auto ops = [&]() {
+    uint32_t k;
+    asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(key_addr + 8192), "r"(x[0]) : "memory");
+    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(k) : "r"(key_addr + 8192) : "memory");
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      uint32_t v = x[q] ^ k;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        if constexpr (OPS == 1) {
+          __half2 h = __hmul2(*reinterpret_cast<__half2*>(&v), *reinterpret_cast<const __half2*>(&k));
+          v = *reinterpret_cast<uint32_t*>(&h);
+        } else if constexpr (OPS == 2) {
+          if (i & 1) v = v + k;
+          else v = (v & 0x0E0E0E0Eu) | (k & 0x80808080u);
+        } else {
+          float f = __uint_as_float(v) * __uint_as_float(k | 0x3F800000u);
+          v = __float_as_uint(f);
+        }
+      }
+      x[q] = v;
+    }
+    asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(key_addr + 8192), "r"(x[0] ^ x[1] ^ x[2] ^ x[3]) : "memory");
+  };
+#pragma unroll 1
+  for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) fence_regs(frag[j]);
+    wgmma_fence();
+    Wgmma<N>::mma_first(d0, frag[0], desc);
+    Wgmma<N>::mma(d0, frag[1], desc + 2, true);
+    Wgmma<N>::mma(d0, frag[2], desc + 4, true);
+    Wgmma<N>::mma(d0, frag[3], desc + 6, true);
+    wgmma_commit();
+    if constexpr (OPS != 0 && UNDER) ops();
+    wgmma_wait_all();
+    fence_regs(d0);
+#pragma unroll
+    for (int i = 0; i < R; ++i) acc[i] = __fadd_rz(acc[i], d0[i]);
+    if constexpr (OPS != 0 && !UNDER) ops();
+  }
+  float s = 0.0f;
+#pragma unroll
+  for (int i = 0; i < R; ++i) s += acc[i];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s + __uint_as_float(x[0] ^ x[1] ^ x[2] ^ x[3]);
+#else
+  (void)out;
+  (void)seed;
+#endif
+}
+
 struct Variant {
   int n, shape, writer;
   void (*kernel)(float*, uint32_t);
 };
 const char* const kWriterName[] = {"", "+w", "+wnf"};
+struct OpsVariant {
+  int n;
+  const char* name;
+  void (*kernel)(float*, uint32_t);
+};
+template <int N>
+void add_ops(std::vector<OpsVariant>& v) {
+  v.push_back({N, "chain", hgmma_ops_probe<N, 0, true>});
+  v.push_back({N, "chain:h<", hgmma_ops_probe<N, 1, true>});
+  v.push_back({N, "chain:h>", hgmma_ops_probe<N, 1, false>});
+  v.push_back({N, "chain:i<", hgmma_ops_probe<N, 2, true>});
+  v.push_back({N, "chain:i>", hgmma_ops_probe<N, 2, false>});
+  v.push_back({N, "chain:f<", hgmma_ops_probe<N, 3, true>});
+  v.push_back({N, "chain:f>", hgmma_ops_probe<N, 3, false>});
+}
 
 // Shapes whose accumulators fit 128 registers per thread (512 threads): chain, halves and ss at
 // every N, free up to N = 32.
@@ -207,6 +309,25 @@ int main(int argc, char** argv) {
         std::fprintf(js, "%s{\"n\": %d, \"warpgroups\": %d, \"shape\": \"%s\", \"ns_per_chunk_round\": %.2f}", first ? "" : ",\n", x.n,
                      wgs, name.c_str(), round_ns);
       first = false;
+    }
+  }
+  std::vector<OpsVariant> ov;
+  add_ops<16>(ov);
+  add_ops<64>(ov);
+  for (const OpsVariant& x : ov) {
+    const int smem = smem_bytes(x.n);
+    cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    for (int wgs = 1; wgs <= 3; ++wgs) {
+      const double ms = nvfp4::bench::probe_median_ms(2, 10, [&](int it) { x.kernel<<<grid, 128 * wgs, smem>>>(d_out, 777u + it); });
+      if (ms < 0) {
+        std::printf("N=%d %s: error: %s\n", x.n, x.name, cudaGetErrorString(cudaGetLastError()));
+        return 4;
+      }
+      const double round_ns = 1e6 * ms / kChunks;
+      std::printf("%d | %d | %s | %.1f | %.1f\n", x.n, wgs, x.name, round_ns / wgs, round_ns);
+      if (js)
+        std::fprintf(js, ",\n{\"n\": %d, \"warpgroups\": %d, \"shape\": \"%s\", \"ns_per_chunk_round\": %.2f}", x.n, wgs, x.name,
+                     round_ns);
     }
   }
   if (js) {
