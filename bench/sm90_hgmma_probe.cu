@@ -65,6 +65,16 @@ __device__ __forceinline__ void fill_fragments(uint32_t (&frag)[4][4]) {
     for (int r = 0; r < 4; ++r) frag[j][r] = 0x3C003C00u ^ ((threadIdx.x + 4 * j + r) & 0x00FF00FFu);
 }
 
+// The kernel's chain: four MMAs of one k64 chunk, A from the fragments, the second to fourth
+// accumulating into the first's result in d.
+template <int N>
+__device__ __forceinline__ void mma_chain(float (&d)[N / 2], uint32_t (&frag)[4][4], uint64_t desc) {
+  Wgmma<N>::mma_first(d, frag[0], desc);
+  Wgmma<N>::mma(d, frag[1], desc + 2, true);
+  Wgmma<N>::mma(d, frag[2], desc + 4, true);
+  Wgmma<N>::mma(d, frag[3], desc + 6, true);
+}
+
 template <int N, int SHAPE, int WRITER>
 __global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -114,10 +124,7 @@ __global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed)
     }
     wgmma_fence();
     if constexpr (SHAPE == kChain) {
-      Wgmma<N>::mma_first(d0, frag[0], desc);
-      Wgmma<N>::mma(d0, frag[1], desc + 2, true);
-      Wgmma<N>::mma(d0, frag[2], desc + 4, true);
-      Wgmma<N>::mma(d0, frag[3], desc + 6, true);
+      mma_chain<N>(d0, frag, desc);
     } else if constexpr (SHAPE == kSS) {
       Wgmma<N>::mma_ss_first(d0, desc_a, desc);
       Wgmma<N>::mma_ss(d0, desc_a + 2, desc + 2, true);
@@ -215,10 +222,7 @@ __global__ void __launch_bounds__(512, 1) hgmma_ops_probe(float* out, uint32_t s
 #pragma unroll
     for (int j = 0; j < 4; ++j) fence_regs(frag[j]);
     wgmma_fence();
-    Wgmma<N>::mma_first(d0, frag[0], desc);
-    Wgmma<N>::mma(d0, frag[1], desc + 2, true);
-    Wgmma<N>::mma(d0, frag[2], desc + 4, true);
-    Wgmma<N>::mma(d0, frag[3], desc + 6, true);
+    mma_chain<N>(d0, frag, desc);
     wgmma_commit();
     if constexpr (OPS != 0 && UNDER) ops();
     wgmma_wait_all();
@@ -294,45 +298,34 @@ int main(int argc, char** argv) {
   FILE* js = out.empty() ? nullptr : std::fopen(out.c_str(), "w");
   if (js) std::fprintf(js, "{\"device\": \"%s\", \"sms\": %d, \"chunks_per_warpgroup\": %d, \"rows\": [\n", prop.name, grid, kChunks);
   std::printf("N | warpgroups | shape | ns per chunk per warpgroup | ns per chunk round of the CTA\n");
+  // One row per MMA warpgroup count: the median launch time per chunk round, printed and in the JSON.
   bool first = true;
-  for (const Variant& x : vs) {
-    const int smem = smem_bytes(x.n);
-    cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    const std::string name = std::string(kShapeName[x.shape]) + kWriterName[x.writer];
-    for (int wgs = 1; wgs <= (x.writer ? 3 : 4); ++wgs) {  // MMA warpgroups (the writer besides)
-      const int threads = 128 * (wgs + (x.writer ? 1 : 0));
-      const double ms = nvfp4::bench::probe_median_ms(2, 10, [&](int it) { x.kernel<<<grid, threads, smem>>>(d_out, 777u + it); });
+  auto run = [&](int n, const std::string& name, void (*kernel)(float*, uint32_t), int max_wgs, int extra_threads) {
+    const int smem = smem_bytes(n);
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    for (int wgs = 1; wgs <= max_wgs; ++wgs) {
+      const int threads = 128 * wgs + extra_threads;
+      const double ms = nvfp4::bench::probe_median_ms(2, 10, [&](int it) { kernel<<<grid, threads, smem>>>(d_out, 777u + it); });
       if (ms < 0) {
-        std::printf("N=%d %s: error: %s\n", x.n, name.c_str(), cudaGetErrorString(cudaGetLastError()));
-        return 4;
+        std::printf("N=%d %s: error: %s\n", n, name.c_str(), cudaGetErrorString(cudaGetLastError()));
+        return false;
       }
       const double round_ns = 1e6 * ms / kChunks;
-      std::printf("%d | %d | %s | %.1f | %.1f\n", x.n, wgs, name.c_str(), round_ns / wgs, round_ns);
+      std::printf("%d | %d | %s | %.1f | %.1f\n", n, wgs, name.c_str(), round_ns / wgs, round_ns);
       if (js)
-        std::fprintf(js, "%s{\"n\": %d, \"warpgroups\": %d, \"shape\": \"%s\", \"ns_per_chunk_round\": %.2f}", first ? "" : ",\n", x.n,
-                     wgs, name.c_str(), round_ns);
+        std::fprintf(js, "%s{\"n\": %d, \"warpgroups\": %d, \"shape\": \"%s\", \"ns_per_chunk_round\": %.2f}", first ? "" : ",\n", n, wgs,
+                     name.c_str(), round_ns);
       first = false;
     }
-  }
+    return true;
+  };
+  for (const Variant& x : vs)  // with a writer: up to three MMA warpgroups and the writer's 128 threads
+    if (!run(x.n, std::string(kShapeName[x.shape]) + kWriterName[x.writer], x.kernel, x.writer ? 3 : 4, x.writer ? 128 : 0)) return 4;
   std::vector<OpsVariant> ov;
   add_ops<16>(ov);
   add_ops<64>(ov);
-  for (const OpsVariant& x : ov) {
-    const int smem = smem_bytes(x.n);
-    cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    for (int wgs = 1; wgs <= 3; ++wgs) {
-      const double ms = nvfp4::bench::probe_median_ms(2, 10, [&](int it) { x.kernel<<<grid, 128 * wgs, smem>>>(d_out, 777u + it); });
-      if (ms < 0) {
-        std::printf("N=%d %s: error: %s\n", x.n, x.name, cudaGetErrorString(cudaGetLastError()));
-        return 4;
-      }
-      const double round_ns = 1e6 * ms / kChunks;
-      std::printf("%d | %d | %s | %.1f | %.1f\n", x.n, wgs, x.name, round_ns / wgs, round_ns);
-      if (js)
-        std::fprintf(js, ",\n{\"n\": %d, \"warpgroups\": %d, \"shape\": \"%s\", \"ns_per_chunk_round\": %.2f}", x.n, wgs, x.name,
-                     round_ns);
-    }
-  }
+  for (const OpsVariant& x : ov)
+    if (!run(x.n, x.name, x.kernel, 3, 0)) return 4;
   if (js) {
     std::fprintf(js, "\n]}\n");
     std::fclose(js);
