@@ -51,6 +51,28 @@ def test_cta_stats_without_trips(tmp_path):
     assert "trips: none" in out
 
 
+def test_cta_stats_summarises_trip_phases(tmp_path):
+    # Two trips stamped (record loaded at 1.5 / 1.7 us, test done at 1.6 / 2.0, element steps at
+    # 1.7 / 4.0, one failing lane in the second); a file of four columns (before results v46 r4)
+    # prints no record phase; a row of zeros is a trip that stamped nothing.
+    path = cta_stats(tmp_path)
+    write(tmp_path / "stats.txt.phases", "# 2 trips: ...\n64 1600 1700 0 1500\n96 2000 4000 1 1700\n")
+    rc, out, err = run("sm90-cta-stats", path)
+    assert rc == 0, err
+    assert ("trip phases (us from the trip's start, median of 2): bound 0.1, record loaded 1.7, "
+            "thread-group test 2.0, element steps 4.0; 1 with a lane failing the thread-group test") in out
+    write(tmp_path / "stats.txt.phases", "# 2 trips\n0 0 0 0\n32 1600 1700 0\n")
+    rc, out, err = run("sm90-cta-stats", path)
+    assert rc == 0, err
+    assert "median of 1): bound 0.0, thread-group test 1.6, element steps 1.7; 0 with" in out
+    write(tmp_path / "stats.txt.phases", "# 2 trips\n0 0 0 0 0\n0 0 0 0 0\n")
+    rc, out, err = run("sm90-cta-stats", path)
+    assert rc == 0 and "trip phases: none stamped" in out
+    write(tmp_path / "stats.txt.phases", "# 1 trip\n1 2 3 0 4\n")
+    rc, out, err = run("sm90-cta-stats", path)
+    assert rc == 1 and "1 lines for 2 trips" in err and len(err.strip().splitlines()) == 1
+
+
 def test_cta_stats_refuses_other_files(tmp_path):
     rc, out, err = run("sm90-cta-stats", str(tmp_path / "missing.txt"))
     assert rc == 1 and err.startswith("sm90-cta-stats: ") and len(err.strip().splitlines()) == 1

@@ -127,6 +127,17 @@ static_assert(NVFP4_SM90_KS_STAGE_WARPS >= -1 && NVFP4_SM90_KS_STAGE_WARPS <= 3,
 #ifndef NVFP4_SM90_KS_A3D
 #define NVFP4_SM90_KS_A3D 1
 #endif
+// The weight blocks' bulk copies carry the L2 evict-first policy: the launches ran 0.6-3.8 %
+// faster with it at M = 16 (fc2 3.2-3.8 %), 0-2.8 % at M = 32 (fc2 2.8, qkv 2.0), -1.8 to +0.8 % at
+// M = 64-128 and -0.3 to +0.6 % at M = 256-4096 (results v46 r1, r2, an H100; at large M the
+// raster groups' concurrent readers of a weight block still find it in L2). Why the small launches
+// gain was not traced; their A' tiles and records are what the weight stream no longer pushes out
+// of L2 (a trip's thread-group test 2.0 -> 1.7 us, v46 r1). A' copies with the evict-last policy
+// on top were no better (`a-evict-last-not-kept.diff` there).
+// -DNVFP4_SM90_WEIGHT_EVICT_FIRST=0 copies without a policy (a measurement build).
+#ifndef NVFP4_SM90_WEIGHT_EVICT_FIRST
+#define NVFP4_SM90_WEIGHT_EVICT_FIRST 1
+#endif
 #if defined(NVFP4_SM90_NO_COPY) && NVFP4_SM90_KS_STAGE_WARPS > 0
 #error "NVFP4_SM90_NO_COPY measures the copy warps by kind only"
 #endif
@@ -341,6 +352,13 @@ __device__ unsigned long long g_sm90_cta[kStatCtas][3];     // start, end, tiles
 constexpr int kTripFields = 7;  // cta, warpgroup, tile, chunk, row block, start, duration (ns)
 __device__ unsigned long long g_sm90_trip[kStatTrips][kTripFields];
 __device__ unsigned int g_sm90_trip_n;
+#ifdef NVFP4_SM90_TRIP_PHASES
+// Per trip (one-chain, 64- and 128-token tiles): ns from the trip's start to the bound's recompute
+// done (warp 0), to the thread-group test done and to the element steps done (the slowest warp),
+// the lanes that failed the thread-group test, and ns to the thread-group record's first 16 bytes
+// loaded (the slowest warp; a load of its own before the test). FILE.phases.
+__device__ unsigned long long g_sm90_trip_ph[kStatTrips][5];
+#endif
 #endif
 
 // The verdict warp's result for one warpgroup and chunk (hopper::TileVerdict plus the running
@@ -811,6 +829,11 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   // Chunk c's prepacked weight block b and token-block record tb (the prepack's and the
   // pre-pass's layouts: chunk-major; p.mp / BM token blocks per chunk).
   auto weight_block = [&](uint32_t c, uint32_t b) { return p.wblk + (static_cast<int64_t>(c) * nblocks + b) * kWBlockBytes; };
+  // A weight copy into the ring (NVFP4_SM90_WEIGHT_EVICT_FIRST: with the evict-first L2 policy).
+  auto weight_g2s = [&](void* dst, const uint8_t* src, uint32_t bytes, uint64_t* bar) {
+    if constexpr (NVFP4_SM90_WEIGHT_EVICT_FIRST != 0) bulk_g2s_hint(dst, src, bytes, bar, l2_policy_evict_first());
+    else bulk_g2s(dst, src, bytes, bar);
+  };
   auto token_record = [&](uint32_t c, uint32_t tb) {
     return p.atile + static_cast<int64_t>(c) * static_cast<uint32_t>(p.mp / BM) + tb;
   };
@@ -873,7 +896,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           uint8_t* st = smem + s * C::kBytes;
           __syncwarp();
           if (lane < n) {
-            if (w) bulk_g2s(st + C::kW + lane * kWBlockBytes, weight_block(c + lane, nt), kWBlockBytes, full_at(s));
+            if (w) weight_g2s(st + C::kW + lane * kWBlockBytes, weight_block(c + lane, nt), kWBlockBytes, full_at(s));
             if (a && !C::kA3d) a_tile(s, mt, c, lane);
             if (a && C::kA3d && lane == 0) a_box(s, mt, c);
           }
@@ -929,8 +952,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         auto stage_weight = [&](int s, uint32_t nt, uint32_t c) {
           const uint32_t wbytes = weight_bytes(nt);
           mbar_arrive_expect_tx(full_at(s), wbytes + (C::kCopyThreads == 1 ? a_bytes + t_bytes : 0u));
-          bulk_g2s(smem + s * C::kBytes + C::kW, weight_block(c, nt * RW), wbytes,
-                   full_at(s));
+          weight_g2s(smem + s * C::kBytes + C::kW, weight_block(c, nt * RW), wbytes, full_at(s));
         };
         if (copy_w) {
           RingPos pos;
@@ -992,7 +1014,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
 #endif
           if (!C::kLaneCopies || lane == 0) mbar_arrive_expect_tx(full_at(s), n * (kWBlockBytes + (C::kCopyThreads == 1 ? a_bytes : 0u)));
           each_copy(n, [&](uint32_t k) {
-            bulk_g2s(smem + s * C::kBytes + C::kW + k * kWBlockBytes, weight_block(c + k, nt), kWBlockBytes, full_at(s));
+            weight_g2s(smem + s * C::kBytes + C::kW + k * kWBlockBytes, weight_block(c + k, nt), kWBlockBytes, full_at(s));
           });
         };
         if (copy_w) {
@@ -1177,6 +1199,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
   slow_steps = tile_misses = group_misses = chunk_steps = 0;
   RingPos pos;
   __shared__ uint32_t wg_max[2][4][4];  // [buffer][consumer warpgroup][warp]: wg_abs_max's exchange
+#ifdef NVFP4_SM90_TRIP_PHASES
+  __shared__ unsigned long long trip_ph[4][4][6];  // [consumer warpgroup][warp][bound, group test, element steps, failing lanes, record, sink]
+#endif
   int wg_max_buf = 0;
 
   // The fragments of the four K blocks of the chunk in stage st.
@@ -1396,6 +1421,9 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
         else bound = abs_max(acc[0]);
         fast = bound < acc_limit;
       }
+#ifdef NVFP4_SM90_TRIP_PHASES
+      if (lane == 0) trip_ph[q][warp][0] = globaltimer();
+#endif
       if (!fast) {
         ++tile_misses;
         const int64_t tc = static_cast<int64_t>(tblock) * C_ + c;
@@ -1409,10 +1437,33 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
           // fast is warpgroup-uniform: whole warps come here, converged. The token block's records
           // into L1 while the thread-group test waits for its record (warp_element_steps reads them).
           if (lane < BM / 4) prefetch_l1(f.trec + 4 * lane);
+#ifdef NVFP4_SM90_TRIP_PHASES
+          {
+            const uint4 w0 = *reinterpret_cast<const uint4*>(f.group);
+            const uint32_t v = __reduce_or_sync(0xFFFFFFFFu, w0.x | w0.y | w0.z | w0.w);  // every lane's load done
+            if (lane == 0) {
+              trip_ph[q][warp][5] = v;
+              trip_ph[q][warp][4] = globaltimer();
+            }
+          }
+#endif
           const bool held = group_holds(f, abs_max(acc[0]));  // if so, the caller's add.rz(acc, cur) is the step
           group_misses += held ? 0u : 1u;
+#ifdef NVFP4_SM90_TRIP_PHASES
+          {
+            const uint32_t failing = __popc(__ballot_sync(0xFFFFFFFFu, !held));
+            if (lane == 0) {
+              trip_ph[q][warp][1] = globaltimer();
+              trip_ph[q][warp][3] = failing;
+            }
+          }
+#endif
           if (__any_sync(0xFFFFFFFFu, !held))
             slow_steps += warp_element_steps<RH, BN, true>(held, f, acc[0], cur, scratch + (q * 4 + warp) * C::R);  // NH = 1: RH = R
+#ifdef NVFP4_SM90_TRIP_PHASES
+          __syncwarp();
+          if (lane == 0) trip_ph[q][warp][2] = globaltimer();
+#endif
         } else if (!group_holds(f, abs_max(acc[0]))) {  // else the caller's add.rz(acc, cur) is the step
           ++group_misses;
           float la_mem[C::R], lc_mem[C::R];
@@ -1636,6 +1687,21 @@ __global__ void __launch_bounds__(C::kThreads, 1) sm90_gemm_nvfp4(const __grid_c
             g_sm90_trip[k][4] = block;
             g_sm90_trip[k][5] = trip_t0;
             g_sm90_trip[k][6] = globaltimer() - trip_t0;
+#ifdef NVFP4_SM90_TRIP_PHASES
+            unsigned long long g1 = 0, g2 = 0, nf = 0, g4 = 0;
+            for (int w = 0; w < 4; ++w) {
+              g1 = max(g1, trip_ph[q][w][1]);
+              g2 = max(g2, trip_ph[q][w][2]);
+              nf += trip_ph[q][w][3];
+              g4 = max(g4, trip_ph[q][w][4]);
+            }
+            const bool stamped = C::kWarpTrip;  // the other tiles' trips (element_steps) stamp nothing: a row of zeros
+            g_sm90_trip_ph[k][0] = stamped ? trip_ph[q][0][0] - trip_t0 : 0;
+            g_sm90_trip_ph[k][1] = stamped ? g1 - trip_t0 : 0;
+            g_sm90_trip_ph[k][2] = stamped ? g2 - trip_t0 : 0;
+            g_sm90_trip_ph[k][3] = stamped ? nf : 0;
+            g_sm90_trip_ph[k][4] = stamped ? g4 - trip_t0 : 0;
+#endif
           }
         }
 #endif
@@ -2044,6 +2110,16 @@ Status launch_cfg(const Sm90Gemm& p, int sm_count, cudaStream_t stream) {
                      static_cast<long long>(ht[k][5] - t0), ht[k][6]);
       std::fclose(f);
     }
+#ifdef NVFP4_SM90_TRIP_PHASES
+    static unsigned long long hp[kStatTrips][5];
+    NVFP4_CUDA_TRY(cudaMemcpyFromSymbol(hp, g_sm90_trip_ph, sizeof hp));
+    if (FILE* f = std::fopen((std::string(path) + ".phases").c_str(), "w")) {
+      std::fprintf(f, "# %u trips: ns from the trip's start to: bound recomputed (warp 0), thread-group test done, element steps done (slowest warp); lanes failing the thread-group test; record loaded\n", n);
+      for (unsigned int k = 0; k < n && k < static_cast<unsigned int>(kStatTrips); ++k)
+        std::fprintf(f, "%llu %llu %llu %llu %llu\n", hp[k][0], hp[k][1], hp[k][2], hp[k][3], hp[k][4]);
+      std::fclose(f);
+    }
+#endif
   }
 #endif
 #ifdef NVFP4_SM90_TRACE
