@@ -346,6 +346,9 @@ __device__ __forceinline__ void trace_wg(int, int, uint32_t) {}
 // The launcher writes the last launch's to $NVFP4_SM90_CTA_STATS_OUT (per CTA) and
 // $NVFP4_SM90_CTA_STATS_OUT.trips; tools/sm90-cta-stats summarises them. It shows what ends a
 // launch: the last CTAs, their trips, their tile counts (results v18).
+#if defined(NVFP4_SM90_TRIP_PHASES) && !defined(NVFP4_SM90_CTA_STATS)
+#error "NVFP4_SM90_TRIP_PHASES adds to the CTA statistics: build with NVFP4_SM90_CTA_STATS too"
+#endif
 #ifdef NVFP4_SM90_CTA_STATS
 constexpr int kStatCtas = 1024, kStatTrips = 16384;
 __device__ unsigned long long g_sm90_cta[kStatCtas][3];     // start, end, tiles (consumer warpgroups together)
@@ -353,7 +356,8 @@ constexpr int kTripFields = 7;  // cta, warpgroup, tile, chunk, row block, start
 __device__ unsigned long long g_sm90_trip[kStatTrips][kTripFields];
 __device__ unsigned int g_sm90_trip_n;
 #ifdef NVFP4_SM90_TRIP_PHASES
-// Per trip (one-chain, 64- and 128-token tiles): ns from the trip's start to the bound's recompute
+// -DNVFP4_SM90_TRIP_PHASES (with -DNVFP4_SM90_CTA_STATS; results v46):
+// per trip (one-chain, 64- and 128-token tiles): ns from the trip's start to the bound's recompute
 // done (warp 0), to the thread-group test done and to the element steps done (the slowest warp),
 // the lanes that failed the thread-group test, and ns to the thread-group record's first 16 bytes
 // loaded (the slowest warp; a load of its own before the test). FILE.phases.
