@@ -309,3 +309,82 @@ TEST(Sm90Layout, TileMergeEqualsRowByRowFolding) {
     }
   }
 }
+
+// The kernel's thread-group test reads a thread's two weight rows' tile from their multipliers
+// (weight_pair_tile) instead of taking the scale bytes back and folding them row by row: the same
+// record field for field, for every scale byte in every position of either row (zero, subnormal,
+// normal, NaN, sign bit set) beside random bytes, and for random rows of mixed kinds.
+TEST(Sm90Layout, WeightPairTileIsTheTwoRowsFoldedByteByByte) {
+  std::mt19937 rng(13);
+  auto random_byte = [&]() -> uint8_t {
+    switch (rng() % 6) {
+      case 0: return 0;                                              // zero scale
+      case 1: return static_cast<uint8_t>(rng() % 8);                // subnormal (or zero)
+      case 2: return 0x7F;                                           // NaN
+      default: return static_cast<uint8_t>(rng() % 0x7F | (rng() % 4 == 0 ? 0x80 : 0));
+    }
+  };
+  auto check = [&](const uint32_t (&sf)[2], int r0, const char* what) {
+    std::vector<uint8_t> blk(sm90::kWBlockBytes, 0);
+    sm90::store_row_multipliers(blk.data(), r0, sf[0]);
+    sm90::store_row_multipliers(blk.data(), r0 + 8, sf[1]);
+    hopper::TileChunk want;
+    hopper::tile_init(want);
+    for (int r = 0; r < 2; ++r) {
+      float mag[4];
+      hopper::weight_block_bounds(sf[r], mag);
+      hopper::tile_add(want, hopper::weight_chunk(sf[r]), mag);
+    }
+    const hopper::TileChunk got = sm90::weight_pair_tile(blk.data(), r0);
+    ASSERT_EQ(got.lo, want.lo) << what << " " << std::hex << sf[0] << " " << sf[1];
+    ASSERT_EQ(got.hi, want.hi) << what << " " << std::hex << sf[0] << " " << sf[1];
+    ASSERT_EQ(got.nan, want.nan) << what << " " << std::hex << sf[0] << " " << sf[1];
+    for (int g = 0; g < 4; ++g) {
+      ASSERT_EQ(f32_bits(got.mag_n[g]), f32_bits(want.mag_n[g])) << what << " " << std::hex << sf[0] << " " << sf[1];
+      ASSERT_EQ(f32_bits(got.mag[g]), f32_bits(want.mag[g])) << what << " " << std::hex << sf[0] << " " << sf[1];
+    }
+  };
+  for (int pos = 0; pos < 8; ++pos)  // every byte in every position, the other seven random
+    for (uint32_t b = 0; b < 256; ++b)
+      for (int rep = 0; rep < 4; ++rep) {
+        uint32_t sf[2] = {0, 0};
+        for (int i = 0; i < 8; ++i)
+          sf[i / 4] |= static_cast<uint32_t>(i == pos ? static_cast<uint8_t>(b) : rep == 0 ? 0 : random_byte()) << (8 * (i % 4));
+        check(sf, 16 * (pos % 4) + pos, "byte sweep");
+      }
+  for (int trial = 0; trial < 100000; ++trial) {
+    uint32_t sf[2] = {0, 0};
+    for (int i = 0; i < 8; ++i) sf[i / 4] |= static_cast<uint32_t>(random_byte()) << (8 * (i % 4));
+    if (trial % 7 == 0) sf[trial % 2] = 0;  // a row without a scale beside one with
+    check(sf, 16 * (trial % 4) + trial % 8, "random rows");
+  }
+}
+
+// A trip's per-element tests read a weight row's RowChunk the same way (weight_row_chunk): the same
+// as weight_chunk and weight_block_bounds of its scale bytes, for every byte in every position.
+TEST(Sm90Layout, WeightRowChunkIsWeightChunkOfTheScaleBytes) {
+  std::mt19937 rng(17);
+  for (int pos = 0; pos < 4; ++pos)
+    for (uint32_t b = 0; b < 256; ++b)
+      for (int rep = 0; rep < 16; ++rep) {
+        uint32_t sf = 0;
+        for (int g = 0; g < 4; ++g)
+          sf |= static_cast<uint32_t>(g == pos ? b : rep == 0 ? 0u : rng() % 3 == 0 ? 0u : rng() % 256) << (8 * g);
+        std::vector<uint8_t> blk(sm90::kWBlockBytes, 0);
+        const int rw = static_cast<int>(rng() % 64);
+        sm90::store_row_multipliers(blk.data(), rw, sf);
+        uint32_t w01 = 0, w23 = 0;
+        sm90::row_multiplier_words(blk.data(), rw, w01, w23);
+        float got_mag[4], want_mag[4];
+        const hopper::RowChunk got = sm90::weight_row_chunk(w01, w23, got_mag);
+        const hopper::RowChunk want = hopper::weight_chunk(sf);
+        hopper::weight_block_bounds(sf, want_mag);
+        ASSERT_EQ(got.lo, want.lo) << std::hex << sf;
+        ASSERT_EQ(got.hi, want.hi) << std::hex << sf;
+        ASSERT_EQ(got.nan, want.nan) << std::hex << sf;
+        for (int g = 0; g < 4; ++g) {
+          ASSERT_EQ(f32_bits(got.mag[g]), f32_bits(want.mag[g])) << std::hex << sf;
+          ASSERT_EQ(f32_bits(got_mag[g]), f32_bits(want_mag[g])) << std::hex << sf;
+        }
+      }
+}

@@ -552,17 +552,12 @@ __device__ __forceinline__ float warp_slow_element(const uint8_t* a_tile, int64_
 // tokens (its group record, from the pre-pass) and its two rows. Whether chunk c's step is
 // add.rz(acc, sum) for every element of the thread; amax: its largest |acc| (scaled units, NaN
 // fails). Its operands are registers and one record: a thread that passes (nearly all) never
-// copies its accumulators to local memory (below).
+// copies its accumulators to local memory (below). A trip runs it once, cold, one warp per
+// scheduler, so its length is the chain of its instructions: with the weight rows folded byte by
+// byte (branches around each byte, ~600 instructions) it ended 1.2-2.0 us after its record had
+// arrived; weight_pair_tile's selects (~300) end it 0.4-0.8 us after (results v47 r1, r2).
 __device__ __forceinline__ bool group_holds(const Fallback& f, float amax) {
-  const uint32_t sw0 = row_scale_word(f.wblock, f.r0);
-  const uint32_t sw1 = row_scale_word(f.wblock, f.r0 + 8);
-  hopper::TileChunk wt;
-  hopper::tile_init(wt);
-  float mag[4];
-  hopper::weight_block_bounds(sw0, mag);
-  hopper::tile_add(wt, hopper::weight_chunk(sw0), mag);
-  hopper::weight_block_bounds(sw1, mag);
-  hopper::tile_add(wt, hopper::weight_chunk(sw1), mag);
+  const hopper::TileChunk wt = weight_pair_tile(f.wblock, f.r0);  // rows r0, r0 + 8: no branches
   int run_lo = f.run_lo;  // the group's La + Lb is >= the tile's: run_lo stays as it is
   const hopper::TileVerdict v = hopper::tile_prepare(tile_chunk(*f.group), wt, run_lo, kAccShift);
   return v.pre_ok && amax < v.acc_limit;
@@ -600,9 +595,11 @@ __device__ __forceinline__ int thread_element(int u, int second) {
 // (r5: the two-chain loop, which holds this code inline, spilled; qkv at M = 128 29 % slower).
 template <int R, int BN>
 __device__ __forceinline__ uint32_t element_steps(float* acc, const float* ch, const Fallback f) {
-  const uint32_t sw0 = row_scale_word(f.wblock, f.r0);
-  const uint32_t sw1 = row_scale_word(f.wblock, f.r0 + 8);
-  const hopper::RowChunk w0 = hopper::weight_chunk(sw0), w1 = hopper::weight_chunk(sw1);
+  uint32_t m[4];  // rows r0 and r0 + 8: their multiplier words
+  row_multiplier_words(f.wblock, f.r0, m[0], m[1]);
+  row_multiplier_words(f.wblock, f.r0 + 8, m[2], m[3]);
+  float wmag[4];
+  const hopper::RowChunk w0 = weight_row_chunk(m[0], m[1], wmag), w1 = weight_row_chunk(m[2], m[3], wmag);  // no branches
   // Per element, a batch of kBatch tokens (2 kBatch elements: the thread's two rows) at a time:
   // the batch's token records, accumulators and chunk sums are loaded first, the (E)/(M) test runs
   // on registers, and the rare elements that fail it go to the model one by one afterwards.
@@ -700,7 +697,10 @@ __device__ __forceinline__ uint32_t warp_element_steps(bool held, const Fallback
       sfa = tr.sf;
 #pragma unroll
       for (int second = 0; second < 2; ++second) {
-        const hopper::RowChunk w = hopper::weight_chunk(row_scale_word(f.wblock, r0 + 8 * second));
+        uint32_t w01, w23;
+        row_multiplier_words(f.wblock, r0 + 8 * second, w01, w23);
+        float wmag[4];
+        const hopper::RowChunk w = weight_row_chunk(w01, w23, wmag);  // no branches (results v47)
         const float value = __fmul_rn(scr[thread_element<BN>(lane, second)], up);  // exact
         (second ? model1 : model0) = !hopper::step_is_fast(a, w, value);
       }

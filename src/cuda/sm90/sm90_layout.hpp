@@ -136,6 +136,79 @@ NVFP4_HD uint32_t row_scale_word(const uint8_t* blk, int rw) {
   return sf4;
 }
 
+// A weight row's RowChunk and block bounds (weight_chunk and weight_block_bounds of its scale
+// bytes, field for field) from its two multiplier words (row_multipliers_offset), without taking
+// the bytes back through row_scale_word: for a multiplier h = s * 2^7 (scale_multiplier_fp16),
+// 6 s = 6 * 2^-7 * h exactly, and the §3 exponent of its byte is max(E - 22, -6) with E the fp16
+// exponent field (E = e + 15 for e >= 1; 13-15 for the subnormal bytes, whose exponent is -6). Zero
+// bytes give h = 0, NaN bytes 0x7B80. Every step is a select, not a branch: the trips run this on
+// a cold path, one warp per scheduler, where the byte-wise form, with branches around each byte,
+// made the thread-group test take 1.2-2 us (results v47).
+NVFP4_HD hopper::RowChunk weight_row_chunk(uint32_t w01, uint32_t w23, float (&mag)[4]) {
+  constexpr uint32_t kNanMult = 0x7B80u;  // scale_multiplier_fp16(0x7F)
+  hopper::RowChunk r;
+  r.lo = hopper::kNoScale;
+  r.hi = -hopper::kNoScale;
+  r.nan = false;
+  for (int g = 0; g < 4; ++g) {
+    const uint32_t h = ((g < 2 ? w01 : w23) >> (16 * (g % 2))) & 0xFFFFu;
+    const int e = static_cast<int>(h >> 10) - 22 > -6 ? static_cast<int>(h >> 10) - 22 : -6;
+    r.lo = h != 0 && e < r.lo ? e : r.lo;
+    r.hi = h != 0 && e > r.hi ? e : r.hi;
+    r.nan = r.nan || h == kNanMult;
+    // h as fp32 (an fp16 normal, or 0), times 6 * 2^-7: exact (h has <= 4 significant bits)
+    const float hf = model::from_bits(h == 0 ? 0u : (((h >> 10) + 112u) << 23) | ((h & 0x3FFu) << 13));
+    mag[g] = h == kNanMult ? 0.0f : hf * 0.046875f;
+  }
+  const float inv = r.lo == hopper::kNoScale || r.nan ? 0.0f : hopper::pow2f(-r.lo);
+  for (int g = 0; g < 4; ++g) r.mag[g] = mag[g] * inv;  // exact: a power of two
+  return r;
+}
+// Row rw's two multiplier words.
+NVFP4_HD void row_multiplier_words(const uint8_t* blk, int rw, uint32_t& w01, uint32_t& w23) {
+#if defined(__CUDA_ARCH__)
+  const uint2 v = *reinterpret_cast<const uint2*>(blk + row_multipliers_offset(rw));  // 8-byte aligned
+  w01 = v.x;
+  w23 = v.y;
+#else
+  uint32_t w[2];
+  std::memcpy(w, blk + row_multipliers_offset(rw), 8);
+  w01 = w[0];
+  w23 = w[1];
+#endif
+}
+// The tile of two weight rows r0 and r0 + 8 of a block (r0 % 16 < 8), as tile_init and then
+// tile_add(weight_chunk(sf4), weight_block_bounds(sf4)) for each row make it, field for field:
+// weight_row_chunk of each (their multipliers are one 16-byte load), merged without branches (a
+// row without a non-zero scale has mag = 0, lo = kNoScale, hi = -kNoScale, so merging it changes
+// nothing but nan, as tile_add's early return does).
+NVFP4_HD hopper::TileChunk weight_pair_tile(const uint8_t* blk, int r0) {
+  uint32_t w[4];  // row r0's multiplier words, then row r0 + 8's
+#if defined(__CUDA_ARCH__)
+  const uint4 v = *reinterpret_cast<const uint4*>(blk + row_multipliers_offset(r0));  // 16-byte aligned
+  w[0] = v.x;
+  w[1] = v.y;
+  w[2] = v.z;
+  w[3] = v.w;
+#else
+  std::memcpy(w, blk + row_multipliers_offset(r0), 16);
+#endif
+  hopper::TileChunk t;
+  hopper::tile_init(t);
+  for (int i = 0; i < 2; ++i) {
+    float mag[4];
+    const hopper::RowChunk r = weight_row_chunk(w[2 * i], w[2 * i + 1], mag);
+    t.nan = t.nan || r.nan;
+    for (int g = 0; g < 4; ++g) {
+      t.mag_n[g] = r.mag[g] > t.mag_n[g] ? r.mag[g] : t.mag_n[g];
+      t.mag[g] = mag[g] > t.mag[g] ? mag[g] : t.mag[g];
+    }
+    t.lo = r.lo < t.lo ? r.lo : t.lo;
+    t.hi = r.hi > t.hi ? r.hi : t.hi;
+  }
+  return t;
+}
+
 // The code of element (row rw of the block, k of the chunk) from a block's code bytes.
 NVFP4_HD uint8_t block_code(const uint8_t* codes, int rw, int k) {
   const int j = k / 16, kk = k % 16;
