@@ -34,6 +34,18 @@ double ue4m3_value(uint8_t b) {
   const int e = (b >> 3) & 0xF, m = b & 7;
   return e == 0 ? std::ldexp(m, -9) : std::ldexp(8 + m, e - 10);
 }
+// The tile of weight rows with these scale words, folded row by row (the reference the stored
+// records and the kernel's shortcuts are checked against).
+hopper::TileChunk folded_rows(const uint32_t* sf4, int rows) {
+  hopper::TileChunk t;
+  hopper::tile_init(t);
+  for (int r = 0; r < rows; ++r) {
+    float mag[4];
+    hopper::weight_block_bounds(sf4[r], mag);
+    hopper::tile_add(t, hopper::weight_chunk(sf4[r]), mag);
+  }
+  return t;
+}
 
 }  // namespace
 
@@ -122,13 +134,7 @@ TEST(Sm90Layout, WeightBlocksHoldTheFragmentOrderScalesAndTileRecords) {
       }
       sm90::TileRec rec;
       std::memcpy(&rec, blk + sm90::kWBlockTile, sizeof rec);
-      hopper::TileChunk want;
-      hopper::tile_init(want);
-      for (int r = 0; r < 64; ++r) {
-        float mag[4];
-        hopper::weight_block_bounds(sf4[r], mag);
-        hopper::tile_add(want, hopper::weight_chunk(sf4[r]), mag);
-      }
+      const hopper::TileChunk want = folded_rows(sf4, 64);
       EXPECT_EQ(rec.lo, want.lo);
       EXPECT_EQ(rec.hi, want.hi);
       for (int g = 0; g < 4; ++g) {
@@ -328,13 +334,7 @@ TEST(Sm90Layout, WeightPairTileIsTheTwoRowsFoldedByteByByte) {
     std::vector<uint8_t> blk(sm90::kWBlockBytes, 0);
     sm90::store_row_multipliers(blk.data(), r0, sf[0]);
     sm90::store_row_multipliers(blk.data(), r0 + 8, sf[1]);
-    hopper::TileChunk want;
-    hopper::tile_init(want);
-    for (int r = 0; r < 2; ++r) {
-      float mag[4];
-      hopper::weight_block_bounds(sf[r], mag);
-      hopper::tile_add(want, hopper::weight_chunk(sf[r]), mag);
-    }
+    const hopper::TileChunk want = folded_rows(sf, 2);
     const hopper::TileChunk got = sm90::weight_pair_tile(blk.data(), r0);
     ASSERT_EQ(got.lo, want.lo) << what << " " << std::hex << sf[0] << " " << sf[1];
     ASSERT_EQ(got.hi, want.hi) << what << " " << std::hex << sf[0] << " " << sf[1];
