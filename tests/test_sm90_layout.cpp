@@ -34,18 +34,6 @@ double ue4m3_value(uint8_t b) {
   const int e = (b >> 3) & 0xF, m = b & 7;
   return e == 0 ? std::ldexp(m, -9) : std::ldexp(8 + m, e - 10);
 }
-// The tile of weight rows with these scale words, folded row by row (the reference the stored
-// records and the kernel's shortcuts are checked against).
-hopper::TileChunk folded_rows(const uint32_t* sf4, int rows) {
-  hopper::TileChunk t;
-  hopper::tile_init(t);
-  for (int r = 0; r < rows; ++r) {
-    float mag[4];
-    hopper::weight_block_bounds(sf4[r], mag);
-    hopper::tile_add(t, hopper::weight_chunk(sf4[r]), mag);
-  }
-  return t;
-}
 
 }  // namespace
 
@@ -134,7 +122,7 @@ TEST(Sm90Layout, WeightBlocksHoldTheFragmentOrderScalesAndTileRecords) {
       }
       sm90::TileRec rec;
       std::memcpy(&rec, blk + sm90::kWBlockTile, sizeof rec);
-      const hopper::TileChunk want = folded_rows(sf4, 64);
+      const hopper::TileChunk want = sm90::weight_rows_tile(sf4, 64);
       EXPECT_EQ(rec.lo, want.lo);
       EXPECT_EQ(rec.hi, want.hi);
       for (int g = 0; g < 4; ++g) {
@@ -334,7 +322,7 @@ TEST(Sm90Layout, WeightPairTileIsTheTwoRowsFoldedByteByByte) {
     std::vector<uint8_t> blk(sm90::kWBlockBytes, 0);
     sm90::store_row_multipliers(blk.data(), r0, sf[0]);
     sm90::store_row_multipliers(blk.data(), r0 + 8, sf[1]);
-    const hopper::TileChunk want = folded_rows(sf, 2);
+    const hopper::TileChunk want = sm90::weight_rows_tile(sf, 2);  // the byte-wise folding
     const hopper::TileChunk got = sm90::weight_pair_tile(blk.data(), r0);
     ASSERT_EQ(got.lo, want.lo) << what << " " << std::hex << sf[0] << " " << sf[1];
     ASSERT_EQ(got.hi, want.hi) << what << " " << std::hex << sf[0] << " " << sf[1];

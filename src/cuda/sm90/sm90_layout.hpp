@@ -177,9 +177,8 @@ NVFP4_HD void row_multiplier_words(const uint8_t* blk, int rw, uint32_t& w01, ui
   w23 = w[1];
 #endif
 }
-// The tile of two weight rows r0 and r0 + 8 of a block (r0 % 16 < 8), as tile_init and then
-// tile_add(weight_chunk(sf4), weight_block_bounds(sf4)) for each row make it, field for field:
-// weight_row_chunk of each (their multipliers are one 16-byte load), merged without branches (a
+// The tile of two weight rows r0 and r0 + 8 of a block (r0 % 16 < 8), as weight_rows_tile (below)
+// makes it from their scale words, field for field: weight_row_chunk of each (their multipliers are one 16-byte load), merged without branches (a
 // row without a non-zero scale has mag = 0, lo = kNoScale, hi = -kNoScale, so merging it changes
 // nothing but nan, as tile_add's early return does).
 NVFP4_HD hopper::TileChunk weight_pair_tile(const uint8_t* blk, int r0) {
@@ -241,8 +240,8 @@ NVFP4_HD TileRec tile_rec(const hopper::TileChunk& t) {
   return rec;
 }
 
-// The tile record of the 64 rows of a block from their scale words (block g in byte g).
-NVFP4_HD TileRec weight_tile_rec(const uint32_t* sf4, int rows) {
+// The tile of weight rows from their scale words (block g in byte g), folded row by row.
+NVFP4_HD hopper::TileChunk weight_rows_tile(const uint32_t* sf4, int rows) {
   hopper::TileChunk t;
   hopper::tile_init(t);
   for (int r = 0; r < rows; ++r) {
@@ -250,8 +249,10 @@ NVFP4_HD TileRec weight_tile_rec(const uint32_t* sf4, int rows) {
     hopper::weight_block_bounds(sf4[r], mag);
     hopper::tile_add(t, hopper::weight_chunk(sf4[r]), mag);
   }
-  return tile_rec(t);
+  return t;
 }
+// The tile record of the 64 rows of a block.
+NVFP4_HD TileRec weight_tile_rec(const uint32_t* sf4, int rows) { return tile_rec(weight_rows_tile(sf4, rows)); }
 NVFP4_HD hopper::TileChunk tile_chunk(const TileRec& r) {
   hopper::TileChunk t;
   for (int g = 0; g < 4; ++g) {
