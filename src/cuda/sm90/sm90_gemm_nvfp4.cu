@@ -555,7 +555,7 @@ __device__ __forceinline__ float warp_slow_element(const uint8_t* a_tile, int64_
 // copies its accumulators to local memory (below). A trip runs it once, cold, one warp per
 // scheduler, so its length is the chain of its instructions: with the weight rows folded byte by
 // byte (branches around each byte, ~600 instructions) it ended 1.2-2.0 us after its record had
-// arrived; weight_pair_tile's selects (~300) end it 0.4-0.8 us after (results v47 r1, r2).
+// arrived; weight_pair_tile's selects (~300) end it 0.4-0.9 us after (results v47 r1, r2).
 __device__ __forceinline__ bool group_holds(const Fallback& f, float amax) {
   const hopper::TileChunk wt = weight_pair_tile(f.wblock, f.r0);  // rows r0, r0 + 8: no branches
   int run_lo = f.run_lo;  // the group's La + Lb is >= the tile's: run_lo stays as it is
@@ -598,7 +598,7 @@ __device__ __forceinline__ uint32_t element_steps(float* acc, const float* ch, c
   uint32_t m[4];  // rows r0 and r0 + 8: their multiplier words
   row_multiplier_words(f.wblock, f.r0, m[0], m[1]);
   row_multiplier_words(f.wblock, f.r0 + 8, m[2], m[3]);
-  float wmag[4];
+  float wmag[4];  // the block bounds: not needed by the per-element test
   const hopper::RowChunk w0 = weight_row_chunk(m[0], m[1], wmag), w1 = weight_row_chunk(m[2], m[3], wmag);  // no branches
   // Per element, a batch of kBatch tokens (2 kBatch elements: the thread's two rows) at a time:
   // the batch's token records, accumulators and chunk sums are loaded first, the (E)/(M) test runs
@@ -699,7 +699,7 @@ __device__ __forceinline__ uint32_t warp_element_steps(bool held, const Fallback
       for (int second = 0; second < 2; ++second) {
         uint32_t w01, w23;
         row_multiplier_words(f.wblock, r0 + 8 * second, w01, w23);
-        float wmag[4];
+        float wmag[4];  // the block bounds: not needed by the per-element test
         const hopper::RowChunk w = weight_row_chunk(w01, w23, wmag);  // no branches (results v47)
         const float value = __fmul_rn(scr[thread_element<BN>(lane, second)], up);  // exact
         (second ? model1 : model0) = !hopper::step_is_fast(a, w, value);
