@@ -376,3 +376,22 @@ TEST(Sm90Layout, WeightRowChunkIsWeightChunkOfTheScaleBytes) {
         }
       }
 }
+
+// The per-element tests load a thread's two rows (r0 and r0 + 8) with one 16-byte load
+// (pair_multiplier_words): row r0's words first, then row r0 + 8's, as each row alone reads them.
+TEST(Sm90Layout, PairMultiplierWordsAreTheTwoRowsWords) {
+  std::mt19937 rng(29);
+  std::vector<uint8_t> blk(sm90::kWBlockBytes, 0);
+  for (int rw = 0; rw < 64; ++rw) sm90::store_row_multipliers(blk.data(), rw, static_cast<uint32_t>(rng()));
+  for (int r0 = 0; r0 < 64; ++r0) {
+    if (r0 % 16 >= 8) continue;
+    uint32_t w[4] = {0, 0, 0, 0}, a01 = 0, a23 = 0, b01 = 0, b23 = 0;
+    sm90::pair_multiplier_words(blk.data(), r0, w);
+    sm90::row_multiplier_words(blk.data(), r0, a01, a23);
+    sm90::row_multiplier_words(blk.data(), r0 + 8, b01, b23);
+    EXPECT_EQ(w[0], a01) << r0;
+    EXPECT_EQ(w[1], a23) << r0;
+    EXPECT_EQ(w[2], b01) << r0;
+    EXPECT_EQ(w[3], b23) << r0;
+  }
+}

@@ -595,9 +595,8 @@ __device__ __forceinline__ int thread_element(int u, int second) {
 // (r5: the two-chain loop, which holds this code inline, spilled; qkv at M = 128 29 % slower).
 template <int R, int BN>
 __device__ __forceinline__ uint32_t element_steps(float* acc, const float* ch, const Fallback f) {
-  uint32_t m[4];  // rows r0 and r0 + 8: their multiplier words
-  row_multiplier_words(f.wblock, f.r0, m[0], m[1]);
-  row_multiplier_words(f.wblock, f.r0 + 8, m[2], m[3]);
+  uint32_t m[4];  // rows r0 and r0 + 8: their multiplier words (one load, as group_holds')
+  pair_multiplier_words(f.wblock, f.r0, m);
   float wmag[4];  // the block bounds: not needed by the per-element test
   const hopper::RowChunk w0 = weight_row_chunk(m[0], m[1], wmag), w1 = weight_row_chunk(m[2], m[3], wmag);  // no branches
   // Per element, a batch of kBatch tokens (2 kBatch elements: the thread's two rows) at a time:
@@ -695,12 +694,12 @@ __device__ __forceinline__ uint32_t warp_element_steps(bool held, const Fallback
       a.hi = tr.hi;
       a.nan = tr.nan != 0;
       sfa = tr.sf;
+      uint32_t wm[4];  // L's rows r0 and r0 + 8: their multiplier words
+      pair_multiplier_words(f.wblock, r0, wm);
 #pragma unroll
       for (int second = 0; second < 2; ++second) {
-        uint32_t w01, w23;
-        row_multiplier_words(f.wblock, r0 + 8 * second, w01, w23);
         float wmag[4];  // the block bounds: not needed by the per-element test
-        const hopper::RowChunk w = weight_row_chunk(w01, w23, wmag);  // no branches (results v47)
+        const hopper::RowChunk w = weight_row_chunk(wm[2 * second], wm[2 * second + 1], wmag);  // no branches (results v47)
         const float value = __fmul_rn(scr[thread_element<BN>(lane, second)], up);  // exact
         (second ? model1 : model0) = !hopper::step_is_fast(a, w, value);
       }

@@ -177,12 +177,9 @@ NVFP4_HD void row_multiplier_words(const uint8_t* blk, int rw, uint32_t& w01, ui
   w23 = w[1];
 #endif
 }
-// The tile of two weight rows r0 and r0 + 8 of a block (r0 % 16 < 8), as weight_rows_tile (below)
-// makes it from their scale words, field for field: weight_row_chunk of each (their multipliers are one 16-byte load), merged without branches (a
-// row without a non-zero scale has mag = 0, lo = kNoScale, hi = -kNoScale, so merging it changes
-// nothing but nan, as tile_add's early return does).
-NVFP4_HD hopper::TileChunk weight_pair_tile(const uint8_t* blk, int r0) {
-  uint32_t w[4];  // row r0's multiplier words, then row r0 + 8's
+// Rows r0 and r0 + 8's multiplier words (r0 % 16 < 8: the two rows of one thread's accumulators),
+// row r0's two first: one 16-byte load, where two row_multiplier_words calls are two 8-byte loads.
+NVFP4_HD void pair_multiplier_words(const uint8_t* blk, int r0, uint32_t (&w)[4]) {
 #if defined(__CUDA_ARCH__)
   const uint4 v = *reinterpret_cast<const uint4*>(blk + row_multipliers_offset(r0));  // 16-byte aligned
   w[0] = v.x;
@@ -192,6 +189,14 @@ NVFP4_HD hopper::TileChunk weight_pair_tile(const uint8_t* blk, int r0) {
 #else
   std::memcpy(w, blk + row_multipliers_offset(r0), 16);
 #endif
+}
+// The tile of two weight rows r0 and r0 + 8 of a block (r0 % 16 < 8), as weight_rows_tile (below)
+// makes it from their scale words, field for field: weight_row_chunk of each, merged without
+// branches (a row without a non-zero scale has mag = 0, lo = kNoScale, hi = -kNoScale, so merging
+// it changes nothing but nan, as tile_add's early return does).
+NVFP4_HD hopper::TileChunk weight_pair_tile(const uint8_t* blk, int r0) {
+  uint32_t w[4];  // row r0's multiplier words, then row r0 + 8's
+  pair_multiplier_words(blk, r0, w);
   hopper::TileChunk t;
   hopper::tile_init(t);
   for (int i = 0; i < 2; ++i) {
