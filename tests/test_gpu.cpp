@@ -742,11 +742,12 @@ float host_a_prime(const std::vector<uint8_t>& data, const std::vector<uint8_t>&
 // The sm90 pre-pass's outputs from packed A (A' in fp16, the per-token records, the tile and
 // thread-group records; sm90_prep_a.cu) equal the same quantities computed here on the host from the
 // §3 definitions (hopper_exact.hpp), for every tile height, M and K off the tile, and scale bytes
-// covering zero, subnormal, the largest finite and the NaN pattern.
+// covering zero, subnormal, the largest finite and the NaN pattern; with one chunk per CTA and, from
+// 64 tokens, with two and four (18 chunks: the last CTA of four takes two).
 TEST(Gpu, Sm90PrePassEqualsTheHostRecords) {
   REQUIRE_GPU();
   if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
-  const int64_t m = 333, k = 1000, k64 = 1024, chunks = k64 / 64, lda = k64 / 2, cp = k64 / 16;
+  const int64_t m = 333, k = 1100, k64 = 1152, chunks = k64 / 64, lda = k64 / 2, cp = k64 / 16;
   const auto x = synthetic_activation(m, k, 47, ActivationKind::kOutlierChannels);
   const Tensor A = quantized(x, m, k);
   std::vector<uint8_t> data, sf;
@@ -763,13 +764,20 @@ TEST(Gpu, Sm90PrePassEqualsTheHostRecords) {
   DevMem da(data.size()), ds(sf.size());
   ASSERT_EQ(cudaMemcpy(da.p, data.data(), data.size(), cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(ds.p, sf.data(), sf.size(), cudaMemcpyHostToDevice), cudaSuccess);
-  for (int bm : {8, 16, 24, 32, 48, 64, 128, 256}) {  // the GEMM's heights, and others the pre-pass takes (8 to 256, multiples of 8)
+  for (const auto [bm, cpb] : {std::pair<int, int>{8, 1}, {16, 1}, {24, 1}, {32, 1}, {48, 1}, {64, 1}, {64, 2}, {64, 4}, {128, 1},
+                                {128, 2}, {128, 4}, {256, 1}, {256, 4}}) {  // the GEMM's heights, and others the pre-pass takes (8 to 256, multiples of 8)
     const int64_t mp = (m + bm - 1) / bm * bm, blocks = mp / bm;
     const PrepOutputs out{m, chunks, mp, bm};
     const DevMem &a16 = out.a16, &trec = out.trec, &atile = out.atile, &agroup = out.agroup;
+    // Every output byte written: NaN patterns where the pre-pass leaves one out.
+    ASSERT_EQ(cudaMemset(a16.p, 0xFF, mp * k64 * 2), cudaSuccess);
+    ASSERT_EQ(cudaMemset(trec.p, 0xFF, mp * chunks * sizeof(cuda::sm90::TokenRec)), cudaSuccess);
+    ASSERT_EQ(cudaMemset(atile.p, 0xFF, blocks * chunks * sizeof(cuda::sm90::TileRec)), cudaSuccess);
+    ASSERT_EQ(cudaMemset(agroup.p, 0xFF, blocks * chunks * 4 * sizeof(cuda::sm90::TileRec)), cudaSuccess);
     cuda::Sm90Prep p = out.args();
     p.a = da.as<uint8_t>();
     p.sfa = ds.as<uint8_t>();
+    p.chunks_per_cta = cpb;
     ASSERT_TRUE(cuda::launch_sm90_prep(p, nullptr).is_ok());
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     std::vector<uint16_t> g16(mp * k64);
@@ -811,10 +819,22 @@ TEST(Gpu, Sm90PrePassEqualsTheHostRecords) {
         badtile += !same_rec(gtile[c * blocks + b], cuda::sm90::tile_rec(tile));
         for (int t = 0; t < 4; ++t) badgroup += !same_rec(ggroup[(b * chunks + c) * 4 + t], cuda::sm90::tile_rec(group[t]));
       }
-    EXPECT_EQ(bad16, 0) << "bm " << bm;
-    EXPECT_EQ(badt, 0) << "bm " << bm;
-    EXPECT_EQ(badtile, 0) << "bm " << bm;
-    EXPECT_EQ(badgroup, 0) << "bm " << bm;
+    EXPECT_EQ(bad16, 0) << "bm " << bm << " chunks per CTA " << cpb;
+    EXPECT_EQ(badt, 0) << "bm " << bm << " chunks per CTA " << cpb;
+    EXPECT_EQ(badtile, 0) << "bm " << bm << " chunks per CTA " << cpb;
+    EXPECT_EQ(badgroup, 0) << "bm " << bm << " chunks per CTA " << cpb;
+  }
+  // Chunks per CTA the pre-pass does not take: refused with a one-line reason.
+  const PrepOutputs out{m, chunks, 384, 16};
+  for (const auto [bm, cpb] : {std::pair<int, int>{128, 3}, {16, 2}, {128, -1}}) {
+    cuda::Sm90Prep p = out.args();
+    p.bm = bm;
+    p.a = da.as<uint8_t>();
+    p.sfa = ds.as<uint8_t>();
+    p.chunks_per_cta = cpb;
+    const Status st = cuda::launch_sm90_prep(p, nullptr);
+    EXPECT_FALSE(st.is_ok()) << bm << " " << cpb;
+    EXPECT_NE(st.message().find("chunks per CTA"), std::string::npos) << st.message();
   }
 }
 
@@ -919,6 +939,83 @@ TEST(Gpu, AmaxPartialsEqualTheSingleWordAmax) {
   const Status st = cuda::launch_sm90_prep(bad, nullptr);
   EXPECT_FALSE(st.is_ok());
   EXPECT_NE(st.message().find("x_amax"), std::string::npos);
+}
+
+// The pre-pass from bf16 x with two chunks per CTA (the launcher's choice for large activations)
+// writes the same bytes as with one (sm90_prep_a, whose A' the test above checks against the host
+// quantizer): A', the token, tile and thread-group records, alpha and s_x, for a dynamic scale from
+// the amax word, a static host scale and a static scale in device memory; tile heights 64 and
+// 128, K off the tile with an odd chunk count (the last CTA takes one chunk), NaN and Inf values
+// in x. Chunk counts the launcher does not take for bf16 x are refused with a one-line reason.
+TEST(Gpu, Sm90PrePassChunksPerCtaSameBytes) {
+  REQUIRE_GPU();
+  if (!have_sm90()) GTEST_SKIP() << "not a Hopper GPU";
+  const int64_t m = 333, k = 1030, k64 = 1088, chunks = k64 / 64;
+  auto x = synthetic_activation(m, k, 19, ActivationKind::kOutlierChannels);
+  x[7] = 0x7FC0;            // NaN: the quantizer's NaN path
+  x[2 * k + 100] = 0xFF80;  // -Inf
+  DevMem dx(x.size() * 2), word(4), dscale(4), outs(16);
+  ASSERT_EQ(cudaMemcpy(dx.p, x.data(), x.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset(word.p, 0, 4), cudaSuccess);
+  ASSERT_TRUE(cuda::launch_amax_bf16(dx.as<uint16_t>(), m * k, word.as<uint32_t>(), nullptr).is_ok());
+  const float s_static = 0.0421875f;
+  ASSERT_EQ(cudaMemcpy(dscale.p, &s_static, 4, cudaMemcpyHostToDevice), cudaSuccess);
+  for (int bm : {64, 128})
+    for (int scale = 0; scale < 3; ++scale) {  // the amax word, the host's static scale, a device scale
+      const int64_t mp = (m + bm - 1) / bm * bm, blocks = mp / bm;
+      std::vector<uint8_t> got[2][4];
+      uint32_t scalars[2][2] = {{0, 0}, {0, 0}};
+      for (int cpb : {1, 2}) {
+        const PrepOutputs out{m, chunks, mp, bm};
+        const size_t bytes[4] = {static_cast<size_t>(mp * k64 * 2), mp * chunks * sizeof(cuda::sm90::TokenRec),
+                                 blocks * chunks * sizeof(cuda::sm90::TileRec), blocks * chunks * 4 * sizeof(cuda::sm90::TileRec)};
+        const DevMem* bufs[4] = {&out.a16, &out.trec, &out.atile, &out.agroup};
+        for (int b = 0; b < 4; ++b) ASSERT_EQ(cudaMemset(bufs[b]->p, 0xA5, bytes[b]), cudaSuccess);  // every byte must be written
+        ASSERT_EQ(cudaMemset(outs.p, 0, 16), cudaSuccess);
+        cuda::Sm90Prep p = out.args();
+        p.x = dx.as<uint16_t>();
+        p.k = k;
+        p.s_w = 0.75f;
+        p.alpha_out = outs.as<float>();
+        p.s_x_out = outs.as<float>() + 1;
+        if (scale == 0) p.x_amax = word.as<uint32_t>();
+        if (scale == 1) p.s_static = s_static;
+        if (scale == 2) p.alpha_a = dscale.as<float>();
+        p.chunks_per_cta = cpb;
+        ASSERT_TRUE(cuda::launch_sm90_prep(p, nullptr).is_ok()) << "bm " << bm << " scale " << scale << " cpb " << cpb;
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        for (int b = 0; b < 4; ++b) {
+          got[cpb - 1][b].resize(bytes[b]);
+          ASSERT_EQ(cudaMemcpy(got[cpb - 1][b].data(), bufs[b]->p, bytes[b], cudaMemcpyDeviceToHost), cudaSuccess);
+        }
+        ASSERT_EQ(cudaMemcpy(scalars[cpb - 1], outs.p, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+      }
+      // TileRec's padding bytes are written as zeros by both kernels (whole-struct stores).
+      const char* names[4] = {"A'", "token records", "tile records", "group records"};
+      for (int b = 0; b < 4; ++b) EXPECT_TRUE(got[0][b] == got[1][b]) << names[b] << ", bm " << bm << " scale " << scale;
+      EXPECT_EQ(scalars[0][0], scalars[1][0]) << "alpha, bm " << bm << " scale " << scale;
+      EXPECT_EQ(scalars[0][1], scalars[1][1]) << "s_x, bm " << bm << " scale " << scale;
+      EXPECT_NE(scalars[1][1], 0u) << "s_x written";
+    }
+  // Refused: four chunks per CTA of bf16 x, and two where the dynamic scale comes in amax pieces.
+  DevMem parts(cuda::amax_partial_count(m * k) * 4);
+  for (int way = 0; way < 2; ++way) {
+    const PrepOutputs out{m, chunks, 384, 128};
+    cuda::Sm90Prep p = out.args();
+    p.x = dx.as<uint16_t>();
+    p.k = k;
+    p.s_w = 1.0f;
+    if (way == 0) {
+      p.s_static = s_static;
+      p.chunks_per_cta = 4;
+    } else {
+      p.x_amax_partials = parts.as<uint32_t>();
+      p.chunks_per_cta = 2;
+    }
+    const Status st = cuda::launch_sm90_prep(p, nullptr);
+    EXPECT_FALSE(st.is_ok()) << way;
+    EXPECT_NE(st.message().find("chunks per CTA"), std::string::npos) << st.message();
+  }
 }
 #endif
 

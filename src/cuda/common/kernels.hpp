@@ -123,6 +123,10 @@ struct Sm90Prep {
   const float* alpha_w = nullptr;
   int64_t m = 0, chunks = 0, mp = 0;
   int bm = 0;
+  // Chunks per CTA of the pre-pass: 0 the launcher's choice (several for large activations), 1,
+  // 2 or 4 (more than one needs bm >= 64, and for bf16 x at most 2 and a scale other than the amax
+  // pieces).
+  int chunks_per_cta = 0;
   uint16_t* a16 = nullptr;          // fp16 bits
   sm90::TokenRec* trec = nullptr;
   sm90::TileRec* atile = nullptr;

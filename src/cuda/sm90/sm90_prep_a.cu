@@ -21,6 +21,17 @@ namespace nvfp4::cuda {
 namespace {
 
 constexpr int kMaxBm = 256;  // tokens per block: the tallest warpgroup tile
+#ifndef NVFP4_SM90_PREP_CPB
+#define NVFP4_SM90_PREP_CPB 2  // measurement switch: the launcher's chunks per CTA for large packed A (1, 2 or 4)
+#endif
+constexpr int kPrepChunksPerCta = NVFP4_SM90_PREP_CPB;
+static_assert(kPrepChunksPerCta == 1 || kPrepChunksPerCta == 2 || kPrepChunksPerCta == 4, "chunks per CTA: 1, 2 or 4");
+#ifndef NVFP4_SM90_PREP_CPB_X
+#define NVFP4_SM90_PREP_CPB_X 2  // measurement switch: the same for bf16 x (1 or 2)
+#endif
+constexpr int kPrepChunksPerCtaX = NVFP4_SM90_PREP_CPB_X;
+static_assert(kPrepChunksPerCtaX == 1 || kPrepChunksPerCtaX == 2, "bf16 x: 1 or 2 chunks per CTA (four spill at 40 registers)");
+constexpr int64_t kPrepManyCtas = 1024;  // (token block, chunk) pairs from which packed A takes kPrepChunksPerCta
 
 // max over the partial amax words, every thread of the CTA calling: the dynamic scale's amax.
 __device__ uint32_t cta_amax(const uint32_t* partials, int count) {
@@ -64,6 +75,124 @@ __device__ __forceinline__ void e2m1x8_f16x2_pow2m14(uint32_t w, uint32_t out[4]
 #pragma unroll
   for (int j = 0; j < 4; ++j)  // ev byte j -> byte 1, od byte j -> byte 3; the low bytes cleared
     out[j] = __byte_perm(ev, od, static_cast<uint32_t>(j | (j << 4) | (j << 8) | ((4 + j) << 12))) & 0xFF00FF00u;
+}
+
+// A' = e2m1 * s_a of a thread's 16 values (codes w[0..1], lo_first) and the block's sum of |a'|,
+// in half precision, every step exact (rn of exact values): x = e2m1 (the decode's 2^-14 undone),
+// a' = x * s_a (s_a, 0 or 2^-9 .. 448 with 4 significant bits, is an fp16 number; a' has at most 6
+// significant bits and 2^-10 <= |a'| <= 2688, §1), the sum of |x| (multiples of 0.5 up to 96) in
+// fp16, times s_a in fp32. Until results v20 each value went through fp32 (e2m1_value, __fmul_rn, a
+// conversion): twice the instructions. h: A', value 2e in the low half of h[e]; returns the block's
+// sum of |a'| (exact: <= 12 significant bits).
+__device__ __forceinline__ float block_a_prime(const uint32_t (&w)[2], float sv, uint32_t (&h)[8]) {
+  const __half2 up = __float2half2_rn(16384.0f), s2 = __float2half2_rn(sv);
+  __half2 sum2 = __float2half2_rn(0.0f);
+#pragma unroll
+  for (int q = 0; q < 2; ++q) {
+    uint32_t r[4];
+    e2m1x8_f16x2_pow2m14(w[q], r);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const __half2 x = __hmul2(*reinterpret_cast<const __half2*>(&r[j]), up);
+      const __half2 a = __hmul2(x, s2);
+      h[4 * q + j] = *reinterpret_cast<const uint32_t*>(&a);
+      sum2 = __hadd2(sum2, __habs2(x));
+    }
+  }
+  return __fmul_rn(__fadd_rn(__low2float(sum2), __high2float(sum2)), sv);
+}
+
+// Block g of token src's chunk c of bf16 x: its 16 bf16 patterns, element 2j in the low half of
+// u[j], zeros past K. Returns false (u untouched) where the block starts at or past K16: it does
+// not exist in the quantized tensor (codes 0, scale 0: the quantizer's padding).
+__device__ __forceinline__ bool load_x_block(const Sm90Prep& p, int64_t src, int64_t c, int g, uint32_t (&u)[8]) {
+  const int64_t k16 = (p.k + 15) / 16 * 16, k0 = c * 64 + 16 * g;
+  if (k0 >= k16) return false;
+  const uint16_t* row = p.x + src * p.k;
+  if (k0 + 16 <= p.k && p.k % 8 == 0) {
+    const uint4* q = reinterpret_cast<const uint4*>(row + k0);
+    const uint4 u0 = __ldg(q), u1 = __ldg(q + 1);
+    u[0] = u0.x; u[1] = u0.y; u[2] = u0.z; u[3] = u0.w; u[4] = u1.x; u[5] = u1.y; u[6] = u1.z; u[7] = u1.w;
+  } else {
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const uint32_t lo = k0 + 2 * j < p.k ? row[k0 + 2 * j] : 0u, hi = k0 + 2 * j + 1 < p.k ? row[k0 + 2 * j + 1] : 0u;
+      u[j] = lo | (hi << 16);
+    }
+  }
+  return true;
+}
+
+// comfy-cuda recipe (§2.1) on one block's 16 values with global scale s: its codes w (lo_first, the
+// order block_a_prime reads) and scale value sv; returns the scale byte. Steps 1-8 as the GPU
+// quantizer takes them (common/comfy_block.cuh: magnitudes and the short E2M1 rounding where the
+// block has no Inf/NaN); until results v20 the per-element path of every block, twice the
+// instructions.
+__device__ __forceinline__ uint32_t quantize_x_block(const uint32_t (&u)[8], float s, uint32_t (&w)[2], float& sv) {
+  const uint32_t sf = comfy_quantize_block<false>(u, s, w);
+  sv = hopper::scale_value(static_cast<uint8_t>(sf));  // the quantizer never writes a NaN scale
+  return sf;
+}
+
+// Thread (i, g) of chunk c: its 16 A' values (32 bytes of token m's 128-byte row chunk) and, from
+// the token's four threads (lanes 4i' .. 4i' + 3), the token's record; returns the token's tile
+// (tile_add of its record) folded with the other token of its thread group in this warp (xor 4):
+// the group's partial that record_folds takes from shared memory. Every lane calls it, converged.
+__device__ __forceinline__ hopper::TileChunk emit_token(const Sm90Prep& p, int64_t tile, int64_t c, int i, int g, int64_t m,
+                                                        const uint32_t (&h)[8], uint32_t sf, float asum) {
+  const int64_t k64 = p.chunks * 64;
+  uint4* dst = reinterpret_cast<uint4*>(p.a16 + m * k64 + c * 64 + 16 * g);
+  dst[0] = make_uint4(h[0], h[1], h[2], h[3]);
+  dst[1] = make_uint4(h[4], h[5], h[6], h[7]);
+  // The token's four scale bytes and block sums, from its four threads.
+  uint32_t sf4 = sf << (8 * g);
+  sf4 |= __shfl_xor_sync(0xFFFFFFFFu, sf4, 1, 4);
+  sf4 |= __shfl_xor_sync(0xFFFFFFFFu, sf4, 2, 4);
+  float asums[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) asums[j] = __shfl_sync(0xFFFFFFFFu, asum, j, 4);
+  const hopper::RowChunk rc = hopper::activation_chunk(sf4, asums);  // every thread of the token: no broadcast
+  if (g == 0) {  // the token's record, once: two 16-byte stores (as a struct, eleven narrow ones)
+    static_assert(offsetof(sm90::TokenRec, sf) == 16 && offsetof(sm90::TokenRec, lo) == 20 && offsetof(sm90::TokenRec, hi) == 22 &&
+                      offsetof(sm90::TokenRec, nan) == 24,
+                  "the token record's two vectors: mag[4], then sf, lo | hi << 16, nan and zero padding");
+    uint4* rec = reinterpret_cast<uint4*>(p.trec + (tile * p.chunks + c) * p.bm + i);  // [token block][chunk][token]
+    rec[0] = make_uint4(__float_as_uint(rc.mag[0]), __float_as_uint(rc.mag[1]), __float_as_uint(rc.mag[2]), __float_as_uint(rc.mag[3]));
+    rec[1] = make_uint4(sf4, (static_cast<uint32_t>(rc.lo) & 0xFFFFu) | (static_cast<uint32_t>(rc.hi) << 16), rc.nan ? 1u : 0u, 0u);
+  }
+  hopper::TileChunk grp;
+  hopper::tile_init(grp);
+  hopper::tile_add(grp, rc, asums);
+  tile_merge_xor(grp, 4);
+  return grp;
+}
+
+// Record q of chunk c and token block `tile` (blockIdx.x of a grid of one CTA column per token
+// block): the tile's (q = 4: [chunk][token block], one bulk copy per GEMM CTA and stage) or thread
+// group q's ([token block][chunk][t]).
+__device__ __forceinline__ void write_rec(const Sm90Prep& p, int64_t tile, int64_t c, int q, const hopper::TileChunk& t) {
+  const sm90::TileRec rec = sm90::tile_rec(t);
+  if (q == 4) p.atile[c * gridDim.x + tile] = rec;  // gridDim.x: the token blocks
+  else p.agroup[(tile * p.chunks + c) * 4 + q] = rec;
+}
+
+// Record q (thread group q < 4, or the tile) of one chunk folded by one warp from the warps'
+// partials part[warp][group] (warps = bm / 8 of them), written by lane 0. tile_merge is max / min
+// / or (no magnitude here is NaN), so the fold's order is free; the tile is the union of the groups.
+__device__ __forceinline__ void fold_record(const Sm90Prep& p, int64_t tile, int64_t c, int q, const hopper::TileChunk (*part)[4],
+                                            int warps, int lane) {
+  hopper::TileChunk t;
+  hopper::tile_init(t);
+  int lanes;  // lanes holding a partial
+  if (q < 4) {
+    if (lane < warps) t = part[lane][q];
+    lanes = warps;
+  } else {
+    for (int j = lane; j < 4 * warps; j += 32) hopper::tile_merge(t, (&part[0][0])[j]);
+    lanes = 4 * warps < 32 ? 4 * warps : 32;
+  }
+  for (int mask = 1; mask < lanes; mask <<= 1) tile_merge_xor(t, mask);
+  if (lane == 0) write_rec(p, tile, c, q, t);
 }
 
 // kPartials: the dynamic scale's amax from the amax_partials words of x_amax_partials (written by
@@ -116,28 +245,8 @@ __global__ void __maxnreg__(40) sm90_prep_a(Sm90Prep p, int amax_partials) {
       if (p.alpha_out) *p.alpha_out = __fmul_rn(s, p.s_w);  // f32_rn(s_x * s_w), §2.4
       if (p.s_x_out) *p.s_x_out = s;
     }
-    const int64_t k16 = (p.k + 15) / 16 * 16;
-    const uint16_t* row = p.x + src * p.k;
-    const int64_t k0 = c * 64 + 16 * g;
-    if (k0 < k16) {  // else: codes 0 (scale 0), the quantizer's padding
-      uint32_t u[8];  // the block's bf16 patterns, element 2j in the low half of u[j]; zeros past K
-      if (k0 + 16 <= p.k && p.k % 8 == 0) {
-        const uint4* q = reinterpret_cast<const uint4*>(row + k0);
-        const uint4 u0 = __ldg(q), u1 = __ldg(q + 1);
-        u[0] = u0.x; u[1] = u0.y; u[2] = u0.z; u[3] = u0.w; u[4] = u1.x; u[5] = u1.y; u[6] = u1.z; u[7] = u1.w;
-      } else {
-#pragma unroll
-        for (int j = 0; j < 8; ++j) {
-          const uint32_t lo = k0 + 2 * j < p.k ? row[k0 + 2 * j] : 0u, hi = k0 + 2 * j + 1 < p.k ? row[k0 + 2 * j + 1] : 0u;
-          u[j] = lo | (hi << 16);
-        }
-      }
-      // Steps 1-8 as the GPU quantizer takes them (common/comfy_block.cuh: magnitudes and the
-      // short E2M1 rounding where the block has no Inf/NaN); until results v20 the per-element
-      // path of every block, twice the instructions.
-      sf = comfy_quantize_block<false>(u, s, w);  // lo_first, the order the decode below reads
-      sv = hopper::scale_value(static_cast<uint8_t>(sf));  // the quantizer never writes a NaN scale
-    }
+    uint32_t u[8];  // the block's bf16 patterns
+    if (load_x_block(p, src, c, g, u)) sf = quantize_x_block(u, s, w, sv);  // else codes 0 (scale 0), the quantizer's padding
   } else {
     const int64_t lda = k64 / 2, cp = k64 / 16;
     // The GEMM's alpha from the operands' global scales in device memory (§2.4; gemm_alpha), when
@@ -149,78 +258,24 @@ __global__ void __maxnreg__(40) sm90_prep_a(Sm90Prep p, int amax_partials) {
     w[1] = raw.y;
     sv = (sf & 0x7F) == 0x7F ? 0.0f : hopper::scale_value(static_cast<uint8_t>(sf));  // NaN scales: the slow path says NaN
   }
-  // A' = e2m1 * s_a and the block's sum of |a'| in half precision, every step exact (rn of exact
-  // values): x = e2m1 (the decode's 2^-14 undone), a' = x * s_a (s_a, 0 or 2^-9 .. 448 with 4
-  // significant bits, is an fp16 number; a' has at most 6 significant bits and 2^-10 <= |a'| <=
-  // 2688, §1), the sum of |x| (multiples of 0.5 up to 96) in fp16, times s_a in fp32. Until results
-  // v20 each value went through fp32 (e2m1_value, __fmul_rn, a conversion): twice the instructions.
   uint32_t h[8];  // A': value 2e in the low half of h[e]
-  float asum;     // the block's sum of |a'|: exact (<= 12 significant bits)
-  {
-    const __half2 up = __float2half2_rn(16384.0f), s2 = __float2half2_rn(sv);
-    __half2 sum2 = __float2half2_rn(0.0f);
-#pragma unroll
-    for (int q = 0; q < 2; ++q) {
-      uint32_t r[4];
-      e2m1x8_f16x2_pow2m14(w[q], r);
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const __half2 x = __hmul2(*reinterpret_cast<const __half2*>(&r[j]), up);
-        const __half2 a = __hmul2(x, s2);
-        h[4 * q + j] = *reinterpret_cast<const uint32_t*>(&a);
-        sum2 = __hadd2(sum2, __habs2(x));
-      }
-    }
-    asum = __fmul_rn(__fadd_rn(__low2float(sum2), __high2float(sum2)), sv);
-  }
-
-  // A' (16 values, 32 bytes of the token's 128-byte row chunk) and the token's record.
-  uint4* dst = reinterpret_cast<uint4*>(p.a16 + m * k64 + c * 64 + 16 * g);
-  dst[0] = make_uint4(h[0], h[1], h[2], h[3]);
-  dst[1] = make_uint4(h[4], h[5], h[6], h[7]);
-  // The token's four scale bytes and block sums, from its four threads (lanes 4i' .. 4i' + 3).
-  uint32_t sf4 = sf << (8 * g);
-  sf4 |= __shfl_xor_sync(0xFFFFFFFFu, sf4, 1, 4);
-  sf4 |= __shfl_xor_sync(0xFFFFFFFFu, sf4, 2, 4);
-  float asums[4];
-#pragma unroll
-  for (int j = 0; j < 4; ++j) asums[j] = __shfl_sync(0xFFFFFFFFu, asum, j, 4);
-  const hopper::RowChunk rc = hopper::activation_chunk(sf4, asums);  // every thread of the token: no broadcast
-  if (g == 0) {  // the token's record, once: two 16-byte stores (as a struct, eleven narrow ones)
-    static_assert(offsetof(sm90::TokenRec, sf) == 16 && offsetof(sm90::TokenRec, lo) == 20 && offsetof(sm90::TokenRec, hi) == 22 &&
-                      offsetof(sm90::TokenRec, nan) == 24,
-                  "the token record's two vectors: mag[4], then sf, lo | hi << 16, nan and zero padding");
-    uint4* rec = reinterpret_cast<uint4*>(p.trec + (tile * p.chunks + c) * p.bm + i);  // [token block][chunk][token]
-    rec[0] = make_uint4(__float_as_uint(rc.mag[0]), __float_as_uint(rc.mag[1]), __float_as_uint(rc.mag[2]), __float_as_uint(rc.mag[3]));
-    rec[1] = make_uint4(sf4, (static_cast<uint32_t>(rc.lo) & 0xFFFFu) | (static_cast<uint32_t>(rc.hi) << 16), rc.nan ? 1u : 0u, 0u);
-  }
+  const float asum = block_a_prime(w, sv, h);
+  const hopper::TileChunk grp = emit_token(p, tile, c, i, g, m, h, sf, asum);
 
   // The block's tile record and the four thread-group records (thread t of a consumer warpgroup
   // holds tokens 8j + 2t and 8j + 2t + 1, so group t is the tokens i with i % 8 / 2 == t: lanes
-  // 8t .. 8t + 7 of every warp). tile_add and tile_merge are max / min / or (and no magnitude here
-  // is NaN), so the order is free: each lane starts from its token's record, a shuffle folds the
+  // 8t .. 8t + 7 of every warp). Each lane starts from its token's record, emit_token folds the
   // group's two tokens (xor 4), and after the barrier one warp per record folds the warps'
-  // partials, the tile record's warp all four groups' partials (the tile is the union of the
-  // groups). Before 2026-12-04 ten (bm / 8 x 5) threads folded eight rows each from shared memory
-  // and five merged the partials one by one: a chain of ~300-500 dependent instructions per CTA;
-  // until results v20 every lane also folded the whole warp (xor 8, 16) for the tile record: 20
-  // shuffles per thread, the pre-pass's largest share of shuffles at 4096 tokens.
-  hopper::TileChunk grp;
-  hopper::tile_init(grp);
-  hopper::tile_add(grp, rc, asums);
-  tile_merge_xor(grp, 4);
+  // partials, the tile record's warp all four groups' partials. Before 2026-12-04 ten (bm / 8 x 5)
+  // threads folded eight rows each from shared memory and five merged the partials one by one: a
+  // chain of ~300-500 dependent instructions per CTA; until results v20 every lane also folded the
+  // whole warp (xor 8, 16) for the tile record: 20 shuffles per thread, the pre-pass's largest
+  // share of shuffles at 4096 tokens.
   static_assert(kMaxBm % 8 == 0 && kMaxBm / 8 <= 32, "one warp folds the warps' partials: at most 32 warps");
   __shared__ hopper::TileChunk part[kMaxBm / 8][4];  // [warp][group]
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = p.bm / 8;
   if (lane % 8 == 0) part[warp][lane / 8] = grp;
   __syncthreads();
-  const int64_t blocks = p.mp / p.bm;
-  // Record q's output: the tile's (q = 4) or thread group q's.
-  auto write_rec = [&](int q, const hopper::TileChunk& t) {
-    const sm90::TileRec rec = sm90::tile_rec(t);
-    if (q == 4) p.atile[c * blocks + tile] = rec;           // [chunk][token block]: one bulk copy per CTA and stage
-    else p.agroup[(tile * p.chunks + c) * 4 + q] = rec;     // [token block][chunk][t]
-  };
   if (warps <= 4) {
     // Up to 32 tokens: warp 0 folds all five records at once, group q on lanes q * seg .. q * seg +
     // warps - 1 and the tile on lanes 4 * seg .. 4 * seg + 4 * warps - 1 (its four groups'
@@ -241,25 +296,76 @@ __global__ void __maxnreg__(40) sm90_prep_a(Sm90Prep p, int amax_partials) {
         tile_merge_xor(u, mask);
         if (lane >= 4 * seg || mask < seg) t = u;
       }
-      if (lane < 4 * seg && lane % seg == 0) write_rec(lane / seg, t);
-      if (lane == 4 * seg) write_rec(4, t);
+      if (lane < 4 * seg && lane % seg == 0) write_rec(p, tile, c, lane / seg, t);
+      if (lane == 4 * seg) write_rec(p, tile, c, 4, t);
     }
   } else {
-    for (int q = warp; q < 5; q += warps) {  // warp-uniform
-      hopper::TileChunk t;
-      hopper::tile_init(t);
-      int lanes;  // lanes holding a partial
-      if (q < 4) {
-        if (lane < warps) t = part[lane][q];
-        lanes = warps;
-      } else {
-        for (int j = lane; j < 4 * warps; j += 32) hopper::tile_merge(t, (&part[0][0])[j]);
-        lanes = 4 * warps < 32 ? 4 * warps : 32;
-      }
-      for (int mask = 1; mask < lanes; mask <<= 1) tile_merge_xor(t, mask);
-      if (lane == 0) write_rec(q, t);
-    }
+    for (int q = warp; q < 5; q += warps) fold_record(p, tile, c, q, part, warps, lane);  // warp-uniform
   }
+}
+
+// kCpb chunks of one token block per CTA (the launcher's choice for large activations): the same
+// outputs as sm90_prep_a, field for field (Gpu.Sm90PrePassEqualsTheHostRecords and
+// Gpu.Sm90PrePassChunksPerCtaSameBytes run every kCpb). A thread's loads of all its chunks go out
+// first, so that each thread has kCpb loads in flight where sm90_prep_a has one, and the CTA's
+// start, barrier and record folds are paid once per kCpb chunks; the kCpb x 5 record folds are
+// spread over all the CTA's warps. kX: bf16 x quantized here (0: packed A), with its scale as
+// sm90_prep_a<false, kDeviceScale> takes it (a dynamic one from the single amax word).
+template <int kCpb, bool kX, bool kDeviceScale>
+__global__ void __maxnreg__(40) sm90_prep_a_chunks(Sm90Prep p) {
+  static_assert(kCpb >= 2 && kCpb <= (kX ? 2 : 4), "chunks per CTA: 2 to 4, bf16 x 2 (the loads of all of them are held in registers)");
+  static_assert(kX || !kDeviceScale, "a device input scale belongs to bf16 x");
+  sm90::launch_dependents();  // the GEMM may start now: it waits for this grid before reading its outputs
+  const int i = threadIdx.x / 4, g = threadIdx.x % 4;
+  const int64_t tile = blockIdx.x, c0 = static_cast<int64_t>(blockIdx.y) * kCpb;
+  const int64_t m = tile * p.bm + i, src = m < p.m ? m : p.m - 1;  // padding tokens repeat the last
+  const int n = p.chunks - c0 < kCpb ? static_cast<int>(p.chunks - c0) : kCpb;  // this CTA's chunks
+  const bool first = tile == 0 && c0 == 0 && threadIdx.x == 0;
+  float s = 0.0f;  // x's global scale
+  uint32_t u[kX ? kCpb : 1][8];  // x: each chunk's block g, bf16 patterns
+  bool has[kCpb];                // x: the block exists (else codes 0, scale 0)
+  uint2 raw[kCpb];               // packed A: each chunk's block g, codes
+  uint32_t sfb[kCpb];            // and its scale byte
+  if constexpr (kX) {
+    s = kDeviceScale ? *p.alpha_a : p.s_static > 0.0f ? p.s_static : dynamic_global_scale(*p.x_amax);
+    if (first) {
+      if (p.alpha_out) *p.alpha_out = __fmul_rn(s, p.s_w);  // f32_rn(s_x * s_w), §2.4
+      if (p.s_x_out) *p.s_x_out = s;
+    }
+#pragma unroll
+    for (int j = 0; j < kCpb; ++j) has[j] = j < n && load_x_block(p, src, c0 + j, g, u[j]);
+  } else {
+    const int64_t k64 = p.chunks * 64, lda = k64 / 2, cp = k64 / 16;
+    if (p.alpha_a && p.alpha_out && first) *p.alpha_out = gemm_alpha(p.alpha_a, p.alpha_w, 0.0f);
+#pragma unroll
+    for (int j = 0; j < kCpb; ++j)
+      if (j < n) {
+        sfb[j] = p.sfa[swizzled_offset(src, 4 * (c0 + j) + g, cp)];  // the token's scale byte of block g
+        raw[j] = __ldg(reinterpret_cast<const uint2*>(p.a + src * lda + (c0 + j) * 32 + 8 * g));
+      }
+  }
+  __shared__ hopper::TileChunk part[kCpb][kMaxBm / 8][4];  // [chunk][warp][group]
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = p.bm / 8;
+#pragma unroll
+  for (int j = 0; j < kCpb; ++j)
+    if (j < n) {
+      uint32_t w[2] = {0u, 0u}, sf = 0;
+      float sv = 0.0f;
+      if constexpr (kX) {
+        if (has[j]) sf = quantize_x_block(u[j], s, w, sv);
+      } else {
+        sf = sfb[j];
+        sv = (sf & 0x7F) == 0x7F ? 0.0f : hopper::scale_value(static_cast<uint8_t>(sf));  // NaN scales: the slow path says NaN
+        w[0] = raw[j].x;
+        w[1] = raw[j].y;
+      }
+      uint32_t h[8];
+      const float asum = block_a_prime(w, sv, h);
+      const hopper::TileChunk grp = emit_token(p, tile, c0 + j, i, g, m, h, sf, asum);
+      if (lane % 8 == 0) part[j][warp][lane / 8] = grp;
+    }
+  __syncthreads();
+  for (int q = warp; q < 5 * n; q += warps) fold_record(p, tile, c0 + q / 5, q % 5, part[q / 5], warps, lane);  // warp-uniform
 }
 
 }  // namespace
@@ -277,13 +383,48 @@ Status launch_sm90_prep(const Sm90Prep& p, cudaStream_t stream) {
   const bool dynamic = p.x && !device_scale && p.s_static <= 0.0f;
   if (dynamic && !p.x_amax && !p.x_amax_partials)
     return invalid_argument("sm90 pre-pass: a dynamic scale needs x_amax or x_amax_partials");
+  if (p.chunks_per_cta != 0 && p.chunks_per_cta != 1 && p.chunks_per_cta != 2 && p.chunks_per_cta != 4)
+    return invalid_argument("sm90 pre-pass: chunks per CTA must be 0 (the launcher's choice), 1, 2 or 4");
+  if (p.chunks_per_cta > 1 && p.bm < 64)
+    return invalid_argument("sm90 pre-pass: several chunks per CTA need a tile height of at least 64");
+  if (p.chunks_per_cta > 2 && p.x)  // four chunks' bf16 blocks spill at 40 registers
+    return invalid_argument("sm90 pre-pass: bf16 x takes at most 2 chunks per CTA");
+  const int64_t parts = amax_partial_count(p.m * p.k);
+  // bf16 x whose dynamic scale comes in amax pieces under a programmatic dependent launch (a small
+  // activation): one chunk per CTA (sm90_prep_a<true>).
+  const bool pieces = dynamic && !p.x_amax && p.x_amax_partials && parts < kAmaxMaxBlocks;
+  if (p.chunks_per_cta > 1 && pieces)
+    return invalid_argument("sm90 pre-pass: several chunks per CTA need packed A or an activation past the amax pieces' size");
+  // Several chunks per CTA for a large activation (results v48), one for a small one, whose
+  // pre-pass is its launch and one load from memory and wants every CTA it can get.
+  const int cpb = p.chunks_per_cta != 0 ? p.chunks_per_cta
+                  : !pieces && p.bm >= 64 && tiles * p.chunks >= kPrepManyCtas ? (p.x ? kPrepChunksPerCtaX : kPrepChunksPerCta) : 1;
+  if (cpb > 1) {
+    Sm90Prep q = p;
+    if (dynamic && !p.x_amax) {
+      NVFP4_CUDA_TRY(cudaMemsetAsync(p.x_amax_partials, 0, 4, stream));
+      NVFP4_TRY(launch_amax_bf16(p.x, p.m * p.k, p.x_amax_partials, stream));
+      q.x_amax = p.x_amax_partials;
+    }
+    const dim3 g(static_cast<unsigned>(tiles), static_cast<unsigned>((p.chunks + cpb - 1) / cpb));
+    const unsigned threads = static_cast<unsigned>(4 * p.bm);
+    if (!p.x) {
+      if (cpb == 2) sm90_prep_a_chunks<2, false, false><<<g, threads, 0, stream>>>(q);
+      else sm90_prep_a_chunks<4, false, false><<<g, threads, 0, stream>>>(q);
+    } else if (device_scale) {
+      sm90_prep_a_chunks<2, true, true><<<g, threads, 0, stream>>>(q);
+    } else {
+      sm90_prep_a_chunks<2, true, false><<<g, threads, 0, stream>>>(q);
+    }
+    NVFP4_CUDA_LAUNCH_TRY("sm90_prep_a_chunks");
+    return Status::ok();
+  }
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.chunks));
   if (device_scale) {
     sm90_prep_a<false, true><<<grid, 4 * p.bm, 0, stream>>>(p, 0);
     NVFP4_CUDA_LAUNCH_TRY("sm90_prep_a<device scale>");
     return Status::ok();
   }
-  const int64_t parts = amax_partial_count(p.m * p.k);
   // x_amax_partials (and no x_amax), a small activation: the amax in pieces, then the pre-pass as its
   // programmatic dependent (its CTAs start as the amax's last blocks end, no launch gap, and wait
   // for it before reading the pieces): 1-2 us faster per call up to 128 tokens. A large one (the
