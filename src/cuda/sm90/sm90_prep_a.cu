@@ -2,7 +2,8 @@
 // ComfyUI does) into what the sm90 GEMM reads: A' = e2m1(a) * s_a in fp16 (exact: at most 6
 // significant bits, 2^-10 <= |a'| <= 2688), and the records of the fast-path tests
 // (src/model/hopper_exact.hpp): per token, per thread group and per block of bm tokens. No NVFP4
-// copy of A is written. One CTA per (token block, chunk), four threads per token (one per K block).
+// copy of A is written. One CTA per (token block, chunk), or per token block and two chunks for a
+// large activation (sm90_prep_a_chunks); four threads per token (one per K block).
 #include <cuda_fp16.h>
 
 #include <cstddef>
@@ -22,7 +23,7 @@ namespace {
 
 constexpr int kMaxBm = 256;  // tokens per block: the tallest warpgroup tile
 #ifndef NVFP4_SM90_PREP_CPB
-#define NVFP4_SM90_PREP_CPB 2  // measurement switch: the launcher's chunks per CTA for large packed A (1, 2 or 4)
+#define NVFP4_SM90_PREP_CPB 2  // measurement switch: the launcher's chunks per CTA for large packed A (1, 2 or 4; results v48)
 #endif
 constexpr int kPrepChunksPerCta = NVFP4_SM90_PREP_CPB;
 static_assert(kPrepChunksPerCta == 1 || kPrepChunksPerCta == 2 || kPrepChunksPerCta == 4, "chunks per CTA: 1, 2 or 4");
@@ -31,7 +32,7 @@ static_assert(kPrepChunksPerCta == 1 || kPrepChunksPerCta == 2 || kPrepChunksPer
 #endif
 constexpr int kPrepChunksPerCtaX = NVFP4_SM90_PREP_CPB_X;
 static_assert(kPrepChunksPerCtaX == 1 || kPrepChunksPerCtaX == 2, "bf16 x: 1 or 2 chunks per CTA (four spill at 40 registers)");
-constexpr int64_t kPrepManyCtas = 1024;  // (token block, chunk) pairs from which packed A takes kPrepChunksPerCta
+constexpr int64_t kPrepManyCtas = 1024;  // (token block, chunk) pairs from which the launcher takes several chunks per CTA
 
 // max over the partial amax words, every thread of the CTA calling: the dynamic scale's amax.
 __device__ uint32_t cta_amax(const uint32_t* partials, int count) {
@@ -137,7 +138,7 @@ __device__ __forceinline__ uint32_t quantize_x_block(const uint32_t (&u)[8], flo
 // Thread (i, g) of chunk c: its 16 A' values (32 bytes of token m's 128-byte row chunk) and, from
 // the token's four threads (lanes 4i' .. 4i' + 3), the token's record; returns the token's tile
 // (tile_add of its record) folded with the other token of its thread group in this warp (xor 4):
-// the group's partial that record_folds takes from shared memory. Every lane calls it, converged.
+// the group's partial that fold_record takes from shared memory. Every lane calls it, converged.
 __device__ __forceinline__ hopper::TileChunk emit_token(const Sm90Prep& p, int64_t tile, int64_t c, int i, int g, int64_t m,
                                                         const uint32_t (&h)[8], uint32_t sf, float asum) {
   const int64_t k64 = p.chunks * 64;
