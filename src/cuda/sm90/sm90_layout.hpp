@@ -121,16 +121,23 @@ NVFP4_HD void store_row_multipliers(uint8_t* blk, int rw, uint32_t sf4) {
   std::memcpy(blk + row_multipliers_offset(rw), w, 8);
 #endif
 }
+// Row rw's two multiplier words.
+NVFP4_HD void row_multiplier_words(const uint8_t* blk, int rw, uint32_t& w01, uint32_t& w23) {
+#if defined(__CUDA_ARCH__)
+  const uint2 v = *reinterpret_cast<const uint2*>(blk + row_multipliers_offset(rw));  // 8-byte aligned
+  w01 = v.x;
+  w23 = v.y;
+#else
+  uint32_t w[2];
+  std::memcpy(w, blk + row_multipliers_offset(rw), 8);
+  w01 = w[0];
+  w23 = w[1];
+#endif
+}
 // Row rw's four scale bytes (block g in byte g, sign bits 0) from its multipliers.
 NVFP4_HD uint32_t row_scale_word(const uint8_t* blk, int rw) {
   uint32_t w[2];
-#if defined(__CUDA_ARCH__)
-  const uint2 v = *reinterpret_cast<const uint2*>(blk + row_multipliers_offset(rw));  // one 8-byte load
-  w[0] = v.x;
-  w[1] = v.y;
-#else
-  std::memcpy(w, blk + row_multipliers_offset(rw), 8);
-#endif
+  row_multiplier_words(blk, rw, w[0], w[1]);
   uint32_t sf4 = 0;
   for (int g = 0; g < 4; ++g) sf4 |= static_cast<uint32_t>(multiplier_scale_byte(static_cast<uint16_t>(w[g / 2] >> (16 * (g % 2))))) << (8 * g);
   return sf4;
@@ -163,19 +170,6 @@ NVFP4_HD hopper::RowChunk weight_row_chunk(uint32_t w01, uint32_t w23, float (&m
   const float inv = r.lo == hopper::kNoScale || r.nan ? 0.0f : hopper::pow2f(-r.lo);
   for (int g = 0; g < 4; ++g) r.mag[g] = mag[g] * inv;  // exact: a power of two
   return r;
-}
-// Row rw's two multiplier words.
-NVFP4_HD void row_multiplier_words(const uint8_t* blk, int rw, uint32_t& w01, uint32_t& w23) {
-#if defined(__CUDA_ARCH__)
-  const uint2 v = *reinterpret_cast<const uint2*>(blk + row_multipliers_offset(rw));  // 8-byte aligned
-  w01 = v.x;
-  w23 = v.y;
-#else
-  uint32_t w[2];
-  std::memcpy(w, blk + row_multipliers_offset(rw), 8);
-  w01 = w[0];
-  w23 = w[1];
-#endif
 }
 // Rows r0 and r0 + 8's multiplier words (r0 % 16 < 8: the two rows of one thread's accumulators),
 // row r0's two first: one 16-byte load, where two row_multiplier_words calls are two 8-byte loads.

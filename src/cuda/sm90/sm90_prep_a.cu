@@ -135,6 +135,48 @@ __device__ __forceinline__ uint32_t quantize_x_block(const uint32_t (&u)[8], flo
   return sf;
 }
 
+// bf16 x's global scale, the comfy-cuda recipe's (§2.1): the static one in device memory
+// (kDeviceScale: *alpha_a, as the caller's stream left it; this grid is an ordinary launch on that
+// stream, so unlike the host value it is not checked, which would wait for the stream), the host's
+// static one, or the dynamic one from the amax: with kPartials from the amax_partials words of
+// x_amax_partials, written by the grid this one follows as a programmatic dependent launch (it
+// waits for that grid; every thread of the CTA must call, as cta_amax needs), else from *x_amax.
+template <bool kPartials, bool kDeviceScale>
+__device__ __forceinline__ float x_global_scale(const Sm90Prep& p, int amax_partials) {
+  if constexpr (kDeviceScale) return *p.alpha_a;
+  if (!(p.s_static <= 0.0f)) return p.s_static;  // the launcher's test for a static scale (dynamic: s_static <= 0)
+  if constexpr (kPartials) {
+    sm90::wait_prerequisites();
+    return dynamic_global_scale(cta_amax(p.x_amax_partials, amax_partials));
+  } else {
+    return dynamic_global_scale(*p.x_amax);
+  }
+}
+
+// The scalars a pre-pass writes once (by one thread of the grid): from bf16 x, alpha =
+// f32_rn(s_x * s_w) (§2.4) and s_x itself; from packed A, the GEMM's alpha from the operands'
+// global scales in device memory (gemm_alpha), when given: formed here, where the GEMM already
+// waits for this grid's outputs.
+__device__ __forceinline__ void write_x_scalars(const Sm90Prep& p, float s) {
+  if (p.alpha_out) *p.alpha_out = __fmul_rn(s, p.s_w);
+  if (p.s_x_out) *p.s_x_out = s;
+}
+__device__ __forceinline__ void write_packed_alpha(const Sm90Prep& p) {
+  if (p.alpha_a && p.alpha_out) *p.alpha_out = gemm_alpha(p.alpha_a, p.alpha_w, 0.0f);
+}
+
+// Block g of token src's chunk c of packed A: its 16 codes (lo_first) in raw; returns its scale
+// byte.
+__device__ __forceinline__ uint32_t load_packed_block(const Sm90Prep& p, int64_t src, int64_t c, int g, uint2& raw) {
+  const int64_t k64 = p.chunks * 64, lda = k64 / 2, cp = k64 / 16;
+  raw = __ldg(reinterpret_cast<const uint2*>(p.a + src * lda + c * 32 + 8 * g));
+  return p.sfa[swizzled_offset(src, 4 * c + g, cp)];  // the token's scale byte of block g
+}
+// A packed scale byte's value, 0 for a NaN byte (the slow path says NaN).
+__device__ __forceinline__ float packed_scale_value(uint32_t sf) {
+  return (sf & 0x7F) == 0x7F ? 0.0f : hopper::scale_value(static_cast<uint8_t>(sf));
+}
+
 // Thread (i, g) of chunk c: its 16 A' values (32 bytes of token m's 128-byte row chunk) and, from
 // the token's four threads (lanes 4i' .. 4i' + 3), the token's record; returns the token's tile
 // (tile_add of its record) folded with the other token of its thread group in this warp (xor 4):
@@ -216,48 +258,22 @@ __global__ void __maxnreg__(40) sm90_prep_a(Sm90Prep p, int amax_partials) {
   const int i = threadIdx.x / 4, g = threadIdx.x % 4;
   const int64_t tile = blockIdx.x, c = blockIdx.y;
   const int64_t m = tile * p.bm + i, src = m < p.m ? m : p.m - 1;  // padding tokens repeat the last
-  const int64_t k64 = p.chunks * 64;
+  const bool first = tile == 0 && c == 0 && threadIdx.x == 0;
   uint32_t w[2] = {0u, 0u};  // block g's 16 codes (lo_first)
   uint32_t sf = 0;           // its scale byte
   float sv = 0.0f;           // and the scale's value (0 for a NaN byte: the slow path says NaN)
   if (kDeviceScale || p.x) {
-    // comfy-cuda recipe (§2.1) on the token's 16 values of block g; zeros past K as the
-    // quantizer's padding; blocks starting at or past K16 do not exist in the tensor: scale 0.
-    float s;
-    if constexpr (kDeviceScale) {
-      // The static input scale as the caller's stream left it (this grid is an ordinary launch on
-      // that stream), quantized with as it is: unlike the host value it is not checked (that would
-      // wait for the stream).
-      s = *p.alpha_a;
-    } else {
-      s = p.s_static;
-      if (s <= 0.0f) {
-        // The partials come from the grid before this one (a programmatic dependent launch): wait
-        // for it to finish. Every thread of the CTA gets here, as cta_amax needs.
-        if constexpr (kPartials) {
-          sm90::wait_prerequisites();
-          s = dynamic_global_scale(cta_amax(p.x_amax_partials, amax_partials));
-        } else {
-          s = dynamic_global_scale(*p.x_amax);
-        }
-      }
-    }
-    if (tile == 0 && c == 0 && threadIdx.x == 0) {
-      if (p.alpha_out) *p.alpha_out = __fmul_rn(s, p.s_w);  // f32_rn(s_x * s_w), §2.4
-      if (p.s_x_out) *p.s_x_out = s;
-    }
+    const float s = x_global_scale<kPartials, kDeviceScale>(p, amax_partials);
+    if (first) write_x_scalars(p, s);
     uint32_t u[8];  // the block's bf16 patterns
     if (load_x_block(p, src, c, g, u)) sf = quantize_x_block(u, s, w, sv);  // else codes 0 (scale 0), the quantizer's padding
   } else {
-    const int64_t lda = k64 / 2, cp = k64 / 16;
-    // The GEMM's alpha from the operands' global scales in device memory (§2.4; gemm_alpha), when
-    // given: formed here, where the GEMM already waits for this grid's outputs.
-    if (p.alpha_a && p.alpha_out && tile == 0 && c == 0 && threadIdx.x == 0) *p.alpha_out = gemm_alpha(p.alpha_a, p.alpha_w, 0.0f);
-    sf = p.sfa[swizzled_offset(src, 4 * c + g, cp)];  // the token's scale byte of block g
-    const uint2 raw = __ldg(reinterpret_cast<const uint2*>(p.a + src * lda + c * 32 + 8 * g));
+    if (first) write_packed_alpha(p);
+    uint2 raw;
+    sf = load_packed_block(p, src, c, g, raw);
     w[0] = raw.x;
     w[1] = raw.y;
-    sv = (sf & 0x7F) == 0x7F ? 0.0f : hopper::scale_value(static_cast<uint8_t>(sf));  // NaN scales: the slow path says NaN
+    sv = packed_scale_value(sf);
   }
   uint32_t h[8];  // A': value 2e in the low half of h[e]
   const float asum = block_a_prime(w, sv, h);
@@ -328,22 +344,15 @@ __global__ void __maxnreg__(40) sm90_prep_a_chunks(Sm90Prep p) {
   uint2 raw[kCpb];               // packed A: each chunk's block g, codes
   uint32_t sfb[kCpb];            // and its scale byte
   if constexpr (kX) {
-    s = kDeviceScale ? *p.alpha_a : p.s_static > 0.0f ? p.s_static : dynamic_global_scale(*p.x_amax);
-    if (first) {
-      if (p.alpha_out) *p.alpha_out = __fmul_rn(s, p.s_w);  // f32_rn(s_x * s_w), §2.4
-      if (p.s_x_out) *p.s_x_out = s;
-    }
+    s = x_global_scale<false, kDeviceScale>(p, 0);
+    if (first) write_x_scalars(p, s);
 #pragma unroll
     for (int j = 0; j < kCpb; ++j) has[j] = j < n && load_x_block(p, src, c0 + j, g, u[j]);
   } else {
-    const int64_t k64 = p.chunks * 64, lda = k64 / 2, cp = k64 / 16;
-    if (p.alpha_a && p.alpha_out && first) *p.alpha_out = gemm_alpha(p.alpha_a, p.alpha_w, 0.0f);
+    if (first) write_packed_alpha(p);
 #pragma unroll
     for (int j = 0; j < kCpb; ++j)
-      if (j < n) {
-        sfb[j] = p.sfa[swizzled_offset(src, 4 * (c0 + j) + g, cp)];  // the token's scale byte of block g
-        raw[j] = __ldg(reinterpret_cast<const uint2*>(p.a + src * lda + (c0 + j) * 32 + 8 * g));
-      }
+      if (j < n) sfb[j] = load_packed_block(p, src, c0 + j, g, raw[j]);
   }
   __shared__ hopper::TileChunk part[kCpb][kMaxBm / 8][4];  // [chunk][warp][group]
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = p.bm / 8;
@@ -356,7 +365,7 @@ __global__ void __maxnreg__(40) sm90_prep_a_chunks(Sm90Prep p) {
         if (has[j]) sf = quantize_x_block(u[j], s, w, sv);
       } else {
         sf = sfb[j];
-        sv = (sf & 0x7F) == 0x7F ? 0.0f : hopper::scale_value(static_cast<uint8_t>(sf));  // NaN scales: the slow path says NaN
+        sv = packed_scale_value(sf);
         w[0] = raw[j].x;
         w[1] = raw[j].y;
       }
@@ -400,54 +409,45 @@ Status launch_sm90_prep(const Sm90Prep& p, cudaStream_t stream) {
   // pre-pass is its launch and one load from memory and wants every CTA it can get.
   const int cpb = p.chunks_per_cta != 0 ? p.chunks_per_cta
                   : !pieces && p.bm >= 64 && tiles * p.chunks >= kPrepManyCtas ? (p.x ? kPrepChunksPerCtaX : kPrepChunksPerCta) : 1;
-  if (cpb > 1) {
-    Sm90Prep q = p;
-    if (dynamic && !p.x_amax) {
-      NVFP4_CUDA_TRY(cudaMemsetAsync(p.x_amax_partials, 0, 4, stream));
-      NVFP4_TRY(launch_amax_bf16(p.x, p.m * p.k, p.x_amax_partials, stream));
-      q.x_amax = p.x_amax_partials;
-    }
-    const dim3 g(static_cast<unsigned>(tiles), static_cast<unsigned>((p.chunks + cpb - 1) / cpb));
-    const unsigned threads = static_cast<unsigned>(4 * p.bm);
-    if (!p.x) {
-      if (cpb == 2) sm90_prep_a_chunks<2, false, false><<<g, threads, 0, stream>>>(q);
-      else sm90_prep_a_chunks<4, false, false><<<g, threads, 0, stream>>>(q);
-    } else if (device_scale) {
-      sm90_prep_a_chunks<2, true, true><<<g, threads, 0, stream>>>(q);
-    } else {
-      sm90_prep_a_chunks<2, true, false><<<g, threads, 0, stream>>>(q);
-    }
-    NVFP4_CUDA_LAUNCH_TRY("sm90_prep_a_chunks");
-    return Status::ok();
-  }
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(p.chunks));
-  if (device_scale) {
-    sm90_prep_a<false, true><<<grid, 4 * p.bm, 0, stream>>>(p, 0);
-    NVFP4_CUDA_LAUNCH_TRY("sm90_prep_a<device scale>");
-    return Status::ok();
-  }
   // x_amax_partials (and no x_amax), a small activation: the amax in pieces, then the pre-pass as its
   // programmatic dependent (its CTAs start as the amax's last blocks end, no launch gap, and wait
   // for it before reading the pieces): 1-2 us faster per call up to 128 tokens. A large one (the
   // amax at its kAmaxMaxBlocks) takes the single word in piece 0 (zeroed, atomic maxima, plain
   // launch): the pieces (measured with both paths in one kernel) made the streaming pre-pass 7-8 %
   // slower at 4096 tokens (H200, results v10).
-  if (dynamic && !p.x_amax && p.x_amax_partials && parts < kAmaxMaxBlocks) {
-    NVFP4_TRY(launch_amax_bf16_partials(p.x, p.m * p.k, p.x_amax_partials, stream));
-  } else {
+  const unsigned threads = static_cast<unsigned>(4 * p.bm);
+  if (!pieces) {
     Sm90Prep q = p;
     if (dynamic && !p.x_amax) {
       NVFP4_CUDA_TRY(cudaMemsetAsync(p.x_amax_partials, 0, 4, stream));
       NVFP4_TRY(launch_amax_bf16(p.x, p.m * p.k, p.x_amax_partials, stream));
       q.x_amax = p.x_amax_partials;
     }
-    sm90_prep_a<false><<<grid, 4 * p.bm, 0, stream>>>(q, 0);
-    NVFP4_CUDA_LAUNCH_TRY("sm90_prep_a");
+    if (cpb > 1) {
+      const dim3 g(static_cast<unsigned>(tiles), static_cast<unsigned>((p.chunks + cpb - 1) / cpb));
+      if (!p.x) {
+        if (cpb == 2) sm90_prep_a_chunks<2, false, false><<<g, threads, 0, stream>>>(q);
+        else sm90_prep_a_chunks<4, false, false><<<g, threads, 0, stream>>>(q);
+      } else if (device_scale) {
+        sm90_prep_a_chunks<2, true, true><<<g, threads, 0, stream>>>(q);
+      } else {
+        sm90_prep_a_chunks<2, true, false><<<g, threads, 0, stream>>>(q);
+      }
+      NVFP4_CUDA_LAUNCH_TRY("sm90_prep_a_chunks");
+    } else if (device_scale) {
+      sm90_prep_a<false, true><<<grid, threads, 0, stream>>>(q, 0);
+      NVFP4_CUDA_LAUNCH_TRY("sm90_prep_a<device scale>");
+    } else {
+      sm90_prep_a<false><<<grid, threads, 0, stream>>>(q, 0);
+      NVFP4_CUDA_LAUNCH_TRY("sm90_prep_a");
+    }
     return Status::ok();
   }
+  NVFP4_TRY(launch_amax_bf16_partials(p.x, p.m * p.k, p.x_amax_partials, stream));
   cudaLaunchConfig_t lc{};
   lc.gridDim = grid;
-  lc.blockDim = dim3(static_cast<unsigned>(4 * p.bm));
+  lc.blockDim = dim3(threads);
   lc.stream = stream;
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
