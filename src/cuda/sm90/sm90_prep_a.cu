@@ -32,7 +32,11 @@ static_assert(kPrepChunksPerCta == 1 || kPrepChunksPerCta == 2 || kPrepChunksPer
 #endif
 constexpr int kPrepChunksPerCtaX = NVFP4_SM90_PREP_CPB_X;
 static_assert(kPrepChunksPerCtaX == 1 || kPrepChunksPerCtaX == 2, "bf16 x: 1 or 2 chunks per CTA (four spill at 40 registers)");
-constexpr int64_t kPrepManyCtas = 1024;  // (token block, chunk) pairs from which the launcher takes several chunks per CTA
+#ifndef NVFP4_SM90_PREP_MANY
+#define NVFP4_SM90_PREP_MANY 1024  // measurement switch: (token block, chunk) pairs from which the launcher takes several chunks per CTA
+#endif
+constexpr int64_t kPrepManyCtas = NVFP4_SM90_PREP_MANY;
+static_assert(kPrepManyCtas >= 1, "the several-chunks threshold counts (token block, chunk) pairs");
 
 // max over the partial amax words, every thread of the CTA calling: the dynamic scale's amax.
 __device__ uint32_t cta_amax(const uint32_t* partials, int count) {
