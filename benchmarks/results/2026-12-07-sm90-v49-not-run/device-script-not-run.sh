@@ -3,7 +3,7 @@
 # token's scale word (4 bytes) instead of its 32-byte record, the trips rebuild the RowChunk from A'
 # (sm90::token_chunk); ts512 = ts with the launcher's two-chunk threshold at 512 (token block, chunk) pairs.
 # ts's bits (every Gpu.* test, validate default, memcheck of the trip-heavy tests), fin's (Gpu.Sm90*, Gpu.Amax*,
-# validate), then fin / ts / ts512 alternated at M = 4096 and 1024 (sm90, sm90-stream), fin / ts at M = 16, 128.
+# validate), then fin / ts alternated at M = 4096 and fin / ts / ts512 at 1024 (sm90, sm90-stream), fin / ts at M = 16, 128.
 set -u; TOTAL=${1:-560}
 [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
 mkdir -p build/h; [ -d build/h/golden ] || tar -xJf tests/data/golden.tar.xz -C build/h
@@ -28,7 +28,7 @@ A=$R/ab; mkdir -p $A
 line() { grep -E 'sm90|pre-pass' $1 | grep -v '^#' | sed -E 's/ +/ /g' | awk -F'|' '{print $1 "|" $2 "|" $NF}' | tr '\n' ';'; }
 for x in 1 2 3; do
   for m in 4096 1024; do
-    bins="fin ts ts512"; [ $x = 2 ] && bins="ts512 ts fin"
+    bins="fin ts"; [ $x = 2 ] && bins="ts fin"; [ $m = 1024 ] && { bins="fin ts ts512"; [ $x = 2 ] && bins="ts512 ts fin"; }  # ts512 differs from ts below 1024 pairs only
     for b in $bins; do
       [ $(el) -gt $(( TOTAL - 40 )) ] && break 3
       timeout 60 $B/$b bench --no-quantizer --rows $m --iters 10 --backend sm90,sm90-stream --commit $b --out $A/$b-m$m-$x.json > $A/$b-m$m-$x.txt 2>&1
