@@ -3,7 +3,8 @@
 # token's scale word (4 bytes) instead of its 32-byte record, the trips rebuild the RowChunk from A'
 # (sm90::token_chunk); ts512 = ts with the launcher's two-chunk threshold at 512 (token block, chunk) pairs.
 # ts's bits (every Gpu.* test, validate default, memcheck of the trip-heavy tests), fin's (Gpu.Sm90*, Gpu.Amax*,
-# validate), then fin / ts alternated at M = 4096 and fin / ts / ts512 at 1024 (sm90, sm90-stream), fin / ts at M = 16, 128.
+# validate), on an H200 the table on fin, then fin / ts alternated at M = 4096 and fin / ts / ts512 at 1024 (sm90,
+# sm90-stream), fin / ts at M = 16, 128.
 set -u; TOTAL=${1:-560}
 [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
 mkdir -p build/h; [ -d build/h/golden ] || tar -xJf tests/data/golden.tar.xz -C build/h
@@ -24,6 +25,15 @@ tests ts 'Gpu.*' 200
 tests fin 'Gpu.Sm90*:Gpu.Amax*' 90
 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 $B/ts_tests --gtest_filter='Gpu.Sm90SlowPathAdversarial*:Gpu.Sm90PrePassEqualsTheHostRecords:Gpu.Sm90KSplitWholeAndPartialStagesAndShortSlotGroups' > $R/ts-memcheck.txt 2>&1
 echo "== ts memcheck rc $? $(grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED)' $R/ts-memcheck.txt | tr '\n' ' ') [$(el) s]"; pack
+# On an H200 (none lent since results v28): the issue's table on fin first, one round with every backend.
+if grep -q H200 $R/device.txt && grep -q '^\[  PASSED' $R/fin-tests.txt; then
+  T=$R/table; mkdir -p $T
+  for m in 16 128 4096; do
+    it=30; [ $m = 4096 ] && it=10
+    timeout 90 $B/fin bench --no-quantizer --rows $m --iters $it --backend sm90,sm90-stream,comfy-hopper,cublas-fp8 --commit fin --out $T/fin-m$m-1.json > $T/fin-m$m-1.txt 2>&1
+    echo "== H200 table M=$m rc $? [$(el) s]"; grep -E ' sm90 ' $T/fin-m$m-1.txt | grep -v pre-pass | sed -E 's/ +/ /g'
+  done; pack
+fi
 A=$R/ab; mkdir -p $A
 line() { grep -E 'sm90|pre-pass' $1 | grep -v '^#' | sed -E 's/ +/ /g' | awk -F'|' '{print $1 "|" $2 "|" $NF}' | tr '\n' ';'; }
 for x in 1 2 3; do
