@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """ctest tools.bench-compare: tools/bench-compare on a committed A/B folder (results v28 r3, HEAD
 de0d606's kernel `fin` against e11ace4's `cur` on an H200) must give the numbers that folder's README
-and the project README state, read the forced-configuration rows of results v31 r2, and refuse what
-it cannot read with a one-line error.
+and the project README state, read the forced-configuration rows of results v31 r2 and another
+backend's rows (--backend, results v50 r1), and refuse what it cannot read with a one-line error.
 
 Usage: bench_compare_test.py --tool tools/bench-compare --results benchmarks/results
 """
@@ -57,6 +57,20 @@ def main():
         row = [l for l in rows if l.split()[:5] == ["M", "=", m, linear, config]]
         if rc != 0 or len(rows) != 49 or len(row) != 1 or text not in row[0]:
             failures.append(f"sm90@CONFIG rows: exit {rc}, {len(rows)} lines, M = {m} {linear} {config}: {row}{err}")
+
+    # --backend: results v50 r1 timed sm90-stream alone (its README's table: ga against fin); the
+    # default backend finds no rows there and says so in one line.
+    v50 = os.path.join(a.results, "2026-12-07-h100-sm90-v50", "r1", "ab")
+    rc, out, err = run(a.tool, v50, "--base", "fin", "--backend", "sm90-stream")
+    rows = out.splitlines()
+    for m, linear, config, text in (("16", "attn_out_proj", "16x1x1x1x3", "ga +5.3 %"),
+                                    ("256", "attn_out_proj", "96x2x1x1", "ga -0.1 %")):
+        row = [l for l in rows if l.split()[:5] == ["M", "=", m, linear, config]]
+        if rc != 0 or len(rows) != 17 or "sm90-stream time against 'fin'" not in rows[0] or len(row) != 1 or text not in row[0]:
+            failures.append(f"--backend sm90-stream: exit {rc}, {len(rows)} lines, M = {m} {linear} {config}: {row}{err}")
+    rc, out, err = run(a.tool, v50, "--base", "fin")
+    if rc != 4 or "with sm90 rows" not in err or len(err.strip().splitlines()) != 1:
+        failures.append(f"no sm90 rows: exit {rc}, stderr {err!r} (expected 4 and one line)")
 
     for args, code, text in (([d, "--base", "nope"], 4, "no report of 'nope'"),
                              ([d, "--markdown", "nope"], 4, "no report of 'nope'"),
