@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -102,5 +103,16 @@ double probe_median_ms(int warm, int runs, Launch&& launch) {
   std::sort(ts.begin(), ts.end());
   return ts[ts.size() / 2];
 }
+
+#ifdef __CUDACC__
+// The first `words` 32-bit words at p, by the CTA's threads: finite normal f16 pairs 1 + j / 1024 (an
+// MMA operand whose values do not matter, only that none is Inf or NaN).
+__device__ __forceinline__ void probe_fill_f16_near_one(uint8_t* p, int words, uint32_t seed) {
+  for (int i = threadIdx.x; i < words; i += blockDim.x) {
+    const uint32_t h = 0x3C00u + ((i * 2654435761u + seed) >> 22);
+    reinterpret_cast<uint32_t*>(p)[i] = h | (h << 16);
+  }
+}
+#endif
 
 }  // namespace nvfp4::bench

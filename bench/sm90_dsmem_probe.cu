@@ -17,9 +17,8 @@
 // (armed by the applier with the group's bytes) and one `empty` barrier per side (the owner's for
 // its local senders, the helper's per owner for the remote ones), which the applier arrives on once it has
 // loaded the group. A sender's chunk is either nothing but its store (`-`) or the kernel's chunk
-// work without memory: a 16-byte word decoded as the kernel decodes a weight word (four of them,
-// code_word_fp16 and the scale multiply, into the A fragments) and a chain of four `wgmma m64nTk16`
-// from a zero accumulator (`mma`).
+// work without memory: a 16-byte word decoded into the A fragments by the kernel's decode_word
+// (four of them) and a chain of four `wgmma m64nTk16` from a zero accumulator (`mma`).
 // At 64 and 128 tokens (8 and 4 slots) the hand-over alone and one local sender with a helper.
 // Prints `T | owners | local senders | helper senders per owner | chunk work | clusters | ns per
 // chunk per owner | helper GB/s` (median of 10 launches after 2 warm-up launches; 4096 chunks per
@@ -31,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "../src/cuda/sm90/sm90_layout.hpp"
+#include "../src/cuda/sm90/sm90_decode.cuh"
 #include "../src/cuda/sm90/sm90_ptx.cuh"
 #include "../src/cuda/sm90/sm90_wgmma.cuh"
 #include "hopper_probe.hpp"
@@ -87,21 +86,6 @@ __device__ __forceinline__ void st_async4(uint32_t cluster_addr, float a, float 
                : "memory");
 }
 
-// The kernel's decode of a weight word into an A fragment: code_word_fp16's four f16x2 of e2m1 * 2^-14,
-// each times the scale multiplier (one HMUL2).
-__device__ __forceinline__ void decode_fragment(uint32_t w, __half2 m, uint32_t (&a)[4]) {
-  uint32_t h[4];
-  code_word_fp16(w, h);
-#pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    __half2 x;
-    memcpy(&x, &h[r], 4);
-    x = __hmul2(x, m);
-    memcpy(&a[r], &x, 4);
-  }
-}
-
-// O owners, L local senders per owner, HS helper senders per owner, T tokens, MMA: the chunk work.
 // PLAIN (owners alone only): the in-CTA K-split's own hand-over instead, ordinary shared-memory stores
 // and one mbarrier arrival per sender thread and chunk (full counts kGroup x 128 arrivals, no bytes).
 // Up to 64 tokens five warpgroups a CTA (102 registers a thread); at 128 tokens three (64 sums and 64
@@ -134,10 +118,7 @@ __global__ void __launch_bounds__(T >= 128 ? 384 : 640, 1) dsmem_probe(float* ou
     if (!helper && !PLAIN)
       for (int g = 0; g < kGroups; ++g) mbar_arrive_expect_tx(&full[g], kGroup * slot_bytes(T));
   }
-  for (int i = threadIdx.x; i < T * 32; i += blockDim.x) {  // finite f16 pairs near 1
-    const uint32_t h = 0x3C00u + ((i * 2654435761u) >> 22);
-    reinterpret_cast<uint32_t*>(btile)[i] = h | (h << 16);
-  }
+  nvfp4::bench::probe_fill_f16_near_one(btile, T * 32, 0u);
   fence_barrier_init();
   fence_proxy_async();
   __syncthreads();
@@ -191,10 +172,10 @@ __global__ void __launch_bounds__(T >= 128 ? 384 : 640, 1) dsmem_probe(float* ou
       wait_cluster(smem_addr(&my_empty[b]), ((gi / kGroups) & 1) ^ 1);
       if constexpr (MMA) {
         const uint4 w = words[0];
-        decode_fragment(w.x ^ static_cast<uint32_t>(c), m, frag[0]);
-        decode_fragment(w.y, m, frag[1]);
-        decode_fragment(w.z, m, frag[2]);
-        decode_fragment(w.w, m, frag[3]);
+        decode_word(w.x ^ static_cast<uint32_t>(c), m, m, frag[0]);
+        decode_word(w.y, m, m, frag[1]);
+        decode_word(w.z, m, m, frag[2]);
+        decode_word(w.w, m, m, frag[3]);
         wgmma_fence();
         Wgmma<T>::mma_first(ch, frag[0], desc);
 #pragma unroll

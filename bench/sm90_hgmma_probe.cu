@@ -50,13 +50,6 @@ __host__ __device__ constexpr int w_offset(int n) { return a_offset(n) + 64 * 12
 __host__ __device__ constexpr int flag_offset(int n) { return w_offset(n) + 64 * 128; }
 __host__ __device__ constexpr int smem_bytes(int n) { return flag_offset(n) + 16 + 1024; }
 
-// The first `words` 32-bit words of shared memory: finite f16 pairs near 1 (the MMAs' B, and A for `ss`).
-__device__ __forceinline__ void fill_operands(uint8_t* smem, int words, uint32_t seed) {
-  for (int i = threadIdx.x; i < words; i += blockDim.x) {
-    const uint32_t h = 0x3C00u + ((i * 2654435761u + seed) >> 22);
-    reinterpret_cast<uint32_t*>(smem)[i] = h | (h << 16);
-  }
-}
 // A thread's weight fragments for the four k16 steps: constant f16 pairs near 1.
 __device__ __forceinline__ void fill_fragments(uint32_t (&frag)[4][4]) {
 #pragma unroll
@@ -82,7 +75,7 @@ __global__ void __launch_bounds__(512, 1) hgmma_probe(float* out, uint32_t seed)
   extern __shared__ __align__(16) uint8_t smem_raw[];
   uint8_t* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
   constexpr int kAOff = a_offset(N), kWOff = w_offset(N);
-  fill_operands(smem, SHAPE == kSS ? kAOff / 4 + 64 * 32 : N * 32, seed);
+  nvfp4::bench::probe_fill_f16_near_one(smem, SHAPE == kSS ? kAOff / 4 + 64 * 32 : N * 32, seed);  // B, and A for `ss`
   // WRITER: the last warpgroup writes the 8 KB tile at kWOff until the flag is set.
   volatile uint32_t* const done = reinterpret_cast<volatile uint32_t*>(smem + flag_offset(N));
   if (threadIdx.x == 0) *done = 0u;
@@ -176,7 +169,7 @@ __global__ void __launch_bounds__(512, 1) hgmma_ops_probe(float* out, uint32_t s
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ __align__(16) uint8_t smem_raw[];
   uint8_t* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
-  fill_operands(smem, N * 32, seed);
+  nvfp4::bench::probe_fill_f16_near_one(smem, N * 32, seed);
   fence_proxy_async();
   __syncthreads();
   const uint64_t desc = desc_k_major_sw128(smem_addr(smem));

@@ -68,10 +68,7 @@ __global__ void __launch_bounds__(Probe<STYLE, ASRC, WGS>::kThreads, 1) loop_pro
   uint64_t* empty = full + kRing;
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
   // Fill: fp16 values 1 + j/1024 (finite, normal), codes arbitrary.
-  for (int i = threadIdx.x; i < P::kOffBar / 4; i += blockDim.x) {
-    const uint32_t h = 0x3C00u + ((i * 2654435761u + seed) >> 22);
-    reinterpret_cast<uint32_t*>(smem)[i] = h | (h << 16);
-  }
+  nvfp4::bench::probe_fill_f16_near_one(smem, P::kOffBar / 4, seed);
   if (threadIdx.x == 0) {
     for (int s = 0; s < kRing; ++s) {
       mbar_init(&full[s], 128);

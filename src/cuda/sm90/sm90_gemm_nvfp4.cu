@@ -39,6 +39,7 @@
 #include "../common/numerics.cuh"
 #include "../common/tensor_map.hpp"
 #include "../../model/hopper_exact.hpp"
+#include "sm90_decode.cuh"
 #include "sm90_layout.hpp"
 #include "sm90_ptx.cuh"
 #include "sm90_wgmma.cuh"
@@ -373,21 +374,6 @@ struct Verdict {
   int32_t run_lo;
 };
 static_assert(sizeof(Verdict) == 16, "a verdict is one 16-byte shared-memory load");
-
-// ---- weight decode (layout and bit patterns: sm90_layout.hpp) --------------------------------
-__device__ __forceinline__ __half2 as_h2(uint32_t u) { return *reinterpret_cast<__half2*>(&u); }
-__device__ __forceinline__ uint32_t as_u32(__half2 h) { return *reinterpret_cast<uint32_t*>(&h); }
-
-// Word w of K block j -> the fragment registers a0..a3 (rows r0, r1, r0, r1) times the row
-// multipliers (sm90_layout.hpp's scale_multiplier_fp16): e2m1 * 2^-14 * s * 2^7, exact (<= 6 significant bits; HMUL2 keeps fp16 subnormals).
-__device__ __forceinline__ void decode_word(uint32_t w, __half2 m0, __half2 m1, uint32_t (&a)[4]) {
-  uint32_t h[4];
-  code_word_fp16(w, h);
-  a[0] = as_u32(__hmul2(as_h2(h[0]), m0));
-  a[1] = as_u32(__hmul2(as_h2(h[1]), m1));
-  a[2] = as_u32(__hmul2(as_h2(h[2]), m0));
-  a[3] = as_u32(__hmul2(as_h2(h[3]), m1));
-}
 
 __device__ __forceinline__ TileRec load_tile_rec(const uint8_t* p) {
   TileRec r;
